@@ -1,0 +1,80 @@
+/**
+ * The dependency arrows of ARCHITECTURE.md section 2, enforced by `npm run lint`.
+ * Type-only imports count too: a layer must not even know the shapes of a layer it may not call.
+ */
+const layer = (name) => `^src/${name}/`
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'domain/ imports nothing outside domain/ and no node: I/O modules',
+      severity: 'error',
+      from: { path: layer('domain') },
+      to: { pathNot: [layer('domain')] },
+    },
+    {
+      name: 'ports-only-domain',
+      severity: 'error',
+      from: { path: layer('ports') },
+      to: { pathNot: [layer('domain'), layer('ports')] },
+    },
+    {
+      name: 'app-only-domain-and-ports',
+      severity: 'error',
+      from: { path: layer('app') },
+      to: { pathNot: [layer('domain'), layer('ports'), layer('app')] },
+    },
+    {
+      name: 'adapters-not-upwards',
+      comment: 'adapters implement ports; they never reach app/, http/, worker/, cli/ or main',
+      severity: 'error',
+      from: { path: layer('adapters') },
+      to: { path: [layer('app'), layer('http'), layer('worker'), layer('cli'), '^src/main\\.ts$'] },
+    },
+    {
+      name: 'http-no-adapters',
+      comment: 'the HTTP shell calls use cases; it never touches adapters, workers or the CLI',
+      severity: 'error',
+      from: { path: layer('http') },
+      to: { path: [layer('adapters'), layer('worker'), layer('cli'), '^src/main\\.ts$'] },
+    },
+    {
+      name: 'worker-only-app',
+      severity: 'error',
+      from: { path: layer('worker') },
+      to: { path: [layer('adapters'), layer('http'), layer('cli'), '^src/main\\.ts$'] },
+    },
+    {
+      name: 'cli-no-adapters',
+      severity: 'error',
+      from: { path: layer('cli') },
+      to: { path: [layer('adapters'), layer('http'), layer('worker'), '^src/main\\.ts$'] },
+    },
+    {
+      name: 'config-imports-nothing',
+      severity: 'error',
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'only-main-wires-adapters',
+      comment: 'the composition root is the one place adapters are imported from outside adapters/',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/main\\.ts$', layer('adapters')] },
+      to: { path: layer('adapters') },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+}

@@ -1,0 +1,163 @@
+/**
+ * Invoices and their outbox events over Kysely: the same queries serve SQLite and PostgreSQL.
+ * Constructed once over the plain database (the Store's readers) and once per transaction (the Tx's repos).
+ */
+import type { ExpressionBuilder, Kysely } from 'kysely'
+import type { InvoiceId, MerchantId } from '../../domain/ids.js'
+import type { Invoice, InvoiceEvent, Status } from '../../domain/invoice.js'
+import type { EventRepo, InvoiceListQuery, InvoiceRepo } from '../../ports/store.js'
+import {
+  EVENT_COLUMNS,
+  INVOICE_COLUMNS,
+  LIVE_ORDER_PREDICATE,
+  eventToRow,
+  invoiceToRow,
+  rowToEvent,
+  rowToInvoice,
+  type Database,
+} from './schema.js'
+import type { Guard } from './unavailable.js'
+
+export class KyselyInvoiceRepo implements InvoiceRepo {
+  readonly #db: Kysely<Database>
+  readonly #guard: Guard
+
+  constructor(db: Kysely<Database>, guard: Guard) {
+    this.#db = db
+    this.#guard = guard
+  }
+
+  async findById(id: InvoiceId): Promise<Invoice | undefined> {
+    const row = await this.#guard(this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('id', '=', id).executeTakeFirst())
+    return row && rowToInvoice(row)
+  }
+
+  async findByOrderId(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
+    const row = await this.#guard(
+      this.#db
+        .selectFrom('invoices')
+        .select(INVOICE_COLUMNS)
+        .where('merchant_id', '=', merchantId)
+        .where('order_id', '=', orderId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+    )
+    return row && rowToInvoice(row)
+  }
+
+  async findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
+    const row = await this.#guard(
+      this.#db
+        .selectFrom('invoices')
+        .select(INVOICE_COLUMNS)
+        .where('merchant_id', '=', merchantId)
+        .where('order_id', '=', orderId)
+        // literal predicate: lets the planner use the partial unique index (at most one row)
+        .where(LIVE_ORDER_PREDICATE)
+        .executeTakeFirst(),
+    )
+    return row && rowToInvoice(row)
+  }
+
+  async list(q: InvoiceListQuery): Promise<Invoice[]> {
+    let query = this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('merchant_id', '=', q.merchantId)
+    if (q.status !== undefined) query = query.where(statusAsRead(q.status, q.now.getTime()))
+    if (q.createdFrom !== undefined) query = query.where('created_at', '>=', q.createdFrom.getTime())
+    if (q.createdTo !== undefined) query = query.where('created_at', '<', q.createdTo.getTime())
+    const after = q.after
+    if (after !== undefined) {
+      // strictly after the cursor in (created_at desc, id desc) order; a row value so the index range applies
+      query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(after.createdAt.getTime(), after.id)))
+    }
+    const rows = await this.#guard(query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute())
+    return rows.map(rowToInvoice)
+  }
+
+  /**
+   * API.md B3: the partial unique index decides, in one statement — never read-then-write. The conflict target
+   * names that index (columns + its predicate), so any other conflict, such as a duplicate id, still throws.
+   */
+  async insert(inv: Invoice): Promise<'inserted' | 'live_order_exists'> {
+    const result = await this.#guard(
+      this.#db
+        .insertInto('invoices')
+        .values(invoiceToRow(inv))
+        .onConflict((oc) => oc.columns(['merchant_id', 'order_id']).where(LIVE_ORDER_PREDICATE).doNothing())
+        .executeTakeFirst(),
+    )
+    return (result.numInsertedOrUpdatedRows ?? 0n) > 0n ? 'inserted' : 'live_order_exists'
+  }
+
+  /** Compare-and-set on status. Writes every column but the invoice's identity (id, merchant, order_id, created_at). */
+  async update(inv: Invoice, expected: Status): Promise<boolean> {
+    const row = invoiceToRow(inv)
+    const result = await this.#guard(
+      this.#db
+        .updateTable('invoices')
+        .set({
+          amount: row.amount,
+          currency: row.currency,
+          status: row.status,
+          service: row.service,
+          comment: row.comment,
+          callback_url: row.callback_url,
+          success_url: row.success_url,
+          fail_url: row.fail_url,
+          pay_url: row.pay_url,
+          qr_data: row.qr_data,
+          credited: row.credited,
+          expires_at: row.expires_at,
+          paid_at: row.paid_at,
+          held_at: row.held_at,
+          updated_at: row.updated_at,
+        })
+        .where('id', '=', inv.id)
+        .where('status', '=', expected)
+        .executeTakeFirst(),
+    )
+    return result.numUpdatedRows > 0n
+  }
+}
+
+/** API.md B4: the filter follows the status as it reads — a pending invoice past expiry is expired. */
+function statusAsRead(status: Status, nowMs: number) {
+  return (eb: ExpressionBuilder<Database, 'invoices'>) => {
+    switch (status) {
+      case 'expired':
+        return eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', nowMs)])])
+      case 'pending':
+        return eb.and([eb('status', '=', 'pending'), eb('expires_at', '>', nowMs)])
+      default:
+        return eb('status', '=', status)
+    }
+  }
+}
+
+export class KyselyEventRepo implements EventRepo {
+  readonly #db: Kysely<Database>
+  readonly #guard: Guard
+
+  constructor(db: Kysely<Database>, guard: Guard) {
+    this.#db = db
+    this.#guard = guard
+  }
+
+  async append(event: InvoiceEvent): Promise<void> {
+    await this.#guard(this.#db.insertInto('events').values(eventToRow(event)).execute())
+  }
+
+  async listByInvoice(invoiceId: InvoiceId): Promise<InvoiceEvent[]> {
+    const rows = await this.#guard(
+      this.#db
+        .selectFrom('events')
+        .select(EVENT_COLUMNS)
+        .where('invoice_id', '=', invoiceId)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute(),
+    )
+    return rows.map(rowToEvent)
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * Migrations are code, listed here in order: no directory scanning, so they run the same from src/ (tests)
+ * and dist/ (the built package). Kysely applies them in the lexical order of their names.
+ */
+import type { Migration, MigrationProvider } from 'kysely'
+import type { SqlDialect } from '../schema.js'
+import { initialMigration } from './001-initial.js'
+
+export function migrationProvider(dialect: SqlDialect): MigrationProvider {
+  const migrations: Record<string, Migration> = {
+    '001-initial': initialMigration(dialect),
+  }
+  return { getMigrations: async () => migrations }
+}

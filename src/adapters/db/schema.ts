@@ -1,0 +1,234 @@
+/**
+ * Row shapes of the current schema and their mapping to domain objects. Row shapes never leave adapters/db
+ * (ARCHITECTURE.md 3); the domain sees only `Invoice`, `Merchant`, … .
+ *
+ * Every time is an integer of epoch milliseconds, every amount an integer of minor units (INTEGER on SQLite,
+ * BIGINT on PostgreSQL). A PostgreSQL adapter must parse int8 as a JS number (values stay within
+ * Number.MAX_SAFE_INTEGER, see domain/money.ts MAX_MINOR), so these row types hold for both databases.
+ */
+import { sql, type RawBuilder, type SqlBool } from 'kysely'
+import type { ApiKeyId, EventId, InvoiceId, MerchantId } from '../../domain/ids.js'
+import type { Invoice, InvoiceEvent, InvoiceEventType, Status } from '../../domain/invoice.js'
+import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../../domain/merchant.js'
+import type { Minor } from '../../domain/money.js'
+
+/** The databases the migrations and queries are written for; used only where their SQL must differ. */
+export type SqlDialect = 'sqlite' | 'postgres'
+
+/** Epoch milliseconds. */
+type Millis = number
+
+export interface MerchantRow {
+  id: string
+  name: string
+  default_service: string
+  status: string
+  created_at: Millis
+}
+
+export interface ApiKeyRow {
+  id: string
+  merchant_id: string
+  hash: string
+  prefix: string
+  created_at: Millis
+  revoked_at: Millis | null
+}
+
+export interface WebhookSecretRow {
+  id: string
+  merchant_id: string
+  secret: string
+  created_at: Millis
+  expires_at: Millis | null
+}
+
+export interface InvoiceRow {
+  id: string
+  merchant_id: string
+  order_id: string
+  amount: number
+  currency: string
+  status: string
+  service: string
+  comment: string | null
+  callback_url: string | null
+  success_url: string | null
+  fail_url: string | null
+  pay_url: string
+  qr_data: string
+  credited: number | null
+  expires_at: Millis
+  paid_at: Millis | null
+  held_at: Millis | null
+  created_at: Millis
+  updated_at: Millis
+}
+
+export interface EventRow {
+  id: string
+  invoice_id: string
+  merchant_id: string
+  type: string
+  created_at: Millis
+}
+
+/** Kysely's view of the database. No column is generated: the application supplies every value. */
+export interface Database {
+  merchants: MerchantRow
+  api_keys: ApiKeyRow
+  webhook_secrets: WebhookSecretRow
+  invoices: InvoiceRow
+  events: EventRow
+}
+
+/**
+ * The predicate of the partial unique index `invoices_live_order_key` (migration 001), repeated verbatim as
+ * the ON CONFLICT target of the insert. It must be literal SQL, not bound parameters: SQLite matches the
+ * conflict target to the index by comparing the expressions structurally (same order, no `?`), and
+ * PostgreSQL must be able to prove it implies the index predicate at plan time.
+ */
+export const LIVE_ORDER_PREDICATE: RawBuilder<SqlBool> = sql<SqlBool>`status in ('pending', 'hold', 'paid')`
+
+// Explicit column lists: no `select *`, so a later added column costs nothing until a reader asks for it.
+export const MERCHANT_COLUMNS = ['id', 'name', 'default_service', 'status', 'created_at'] as const satisfies readonly (keyof MerchantRow)[]
+export const API_KEY_COLUMNS = ['id', 'merchant_id', 'hash', 'prefix', 'created_at', 'revoked_at'] as const satisfies readonly (keyof ApiKeyRow)[]
+export const WEBHOOK_SECRET_COLUMNS = ['merchant_id', 'secret', 'created_at', 'expires_at'] as const satisfies readonly (keyof WebhookSecretRow)[]
+export const EVENT_COLUMNS = ['id', 'invoice_id', 'merchant_id', 'type', 'created_at'] as const satisfies readonly (keyof EventRow)[]
+export const INVOICE_COLUMNS = [
+  'id',
+  'merchant_id',
+  'order_id',
+  'amount',
+  'currency',
+  'status',
+  'service',
+  'comment',
+  'callback_url',
+  'success_url',
+  'fail_url',
+  'pay_url',
+  'qr_data',
+  'credited',
+  'expires_at',
+  'paid_at',
+  'held_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof InvoiceRow)[]
+
+const ms = (d: Date): Millis => d.getTime()
+const msOrNull = (d: Date | null): Millis | null => (d === null ? null : d.getTime())
+const dateOrNull = (v: Millis | null): Date | null => (v === null ? null : new Date(v))
+
+export function merchantToRow(m: Merchant): MerchantRow {
+  return { id: m.id, name: m.name, default_service: m.defaultService, status: m.status, created_at: ms(m.createdAt) }
+}
+
+export function rowToMerchant(r: Pick<MerchantRow, (typeof MERCHANT_COLUMNS)[number]>): Merchant {
+  return {
+    id: r.id as MerchantId,
+    name: r.name,
+    defaultService: r.default_service,
+    status: r.status as MerchantStatus,
+    createdAt: new Date(r.created_at),
+  }
+}
+
+export function apiKeyToRow(k: ApiKeyRecord): ApiKeyRow {
+  return {
+    id: k.id,
+    merchant_id: k.merchantId,
+    hash: k.hash,
+    prefix: k.prefix,
+    created_at: ms(k.createdAt),
+    revoked_at: msOrNull(k.revokedAt),
+  }
+}
+
+export function rowToApiKey(r: Pick<ApiKeyRow, (typeof API_KEY_COLUMNS)[number]>): ApiKeyRecord {
+  return {
+    id: r.id as ApiKeyId,
+    merchantId: r.merchant_id as MerchantId,
+    hash: r.hash,
+    prefix: r.prefix,
+    createdAt: new Date(r.created_at),
+    revokedAt: dateOrNull(r.revoked_at),
+  }
+}
+
+/** The domain's secret has no identity of its own; the row's surrogate key is supplied by the adapter. */
+export function webhookSecretToRow(s: WebhookSecret, id: string): WebhookSecretRow {
+  return { id, merchant_id: s.merchantId, secret: s.secret, created_at: ms(s.createdAt), expires_at: msOrNull(s.expiresAt) }
+}
+
+export function rowToWebhookSecret(r: Pick<WebhookSecretRow, (typeof WEBHOOK_SECRET_COLUMNS)[number]>): WebhookSecret {
+  return {
+    merchantId: r.merchant_id as MerchantId,
+    secret: r.secret,
+    createdAt: new Date(r.created_at),
+    expiresAt: dateOrNull(r.expires_at),
+  }
+}
+
+export function invoiceToRow(i: Invoice): InvoiceRow {
+  return {
+    id: i.id,
+    merchant_id: i.merchantId,
+    order_id: i.orderId,
+    amount: i.amount,
+    currency: i.currency,
+    status: i.status,
+    service: i.service,
+    comment: i.comment,
+    callback_url: i.callbackUrl,
+    success_url: i.successUrl,
+    fail_url: i.failUrl,
+    pay_url: i.payUrl,
+    qr_data: i.qrData,
+    credited: i.credited,
+    expires_at: ms(i.expiresAt),
+    paid_at: msOrNull(i.paidAt),
+    held_at: msOrNull(i.heldAt),
+    created_at: ms(i.createdAt),
+    updated_at: ms(i.updatedAt),
+  }
+}
+
+export function rowToInvoice(r: Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number]>): Invoice {
+  return {
+    id: r.id as InvoiceId,
+    merchantId: r.merchant_id as MerchantId,
+    orderId: r.order_id,
+    amount: r.amount as Minor,
+    currency: r.currency,
+    status: r.status as Status,
+    service: r.service,
+    comment: r.comment,
+    callbackUrl: r.callback_url,
+    successUrl: r.success_url,
+    failUrl: r.fail_url,
+    payUrl: r.pay_url,
+    qrData: r.qr_data,
+    credited: r.credited as Minor | null,
+    expiresAt: new Date(r.expires_at),
+    paidAt: dateOrNull(r.paid_at),
+    heldAt: dateOrNull(r.held_at),
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+  }
+}
+
+export function eventToRow(e: InvoiceEvent): EventRow {
+  return { id: e.id, invoice_id: e.invoiceId, merchant_id: e.merchantId, type: e.type, created_at: ms(e.createdAt) }
+}
+
+export function rowToEvent(r: Pick<EventRow, (typeof EVENT_COLUMNS)[number]>): InvoiceEvent {
+  return {
+    id: r.id as EventId,
+    invoiceId: r.invoice_id as InvoiceId,
+    merchantId: r.merchant_id as MerchantId,
+    type: r.type as InvoiceEventType,
+    createdAt: new Date(r.created_at),
+  }
+}

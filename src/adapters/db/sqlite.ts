@@ -1,0 +1,65 @@
+/**
+ * The embedded SQLite store (the default deployment): one better-sqlite3 connection in WAL mode, one writer.
+ * Queries and migrations are shared with PostgreSQL (kysely-store.ts); this file opens the database and says
+ * which SQLite errors mean "unavailable".
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import { Kysely } from 'kysely'
+import type { Store } from '../../ports/store.js'
+import { StoreUnavailableError } from '../../ports/store.js'
+import { createKyselyStore } from './kysely-store.js'
+import type { Database } from './schema.js'
+import { BetterSqliteDialect } from './sqlite-driver.js'
+import { translateUnavailable } from './unavailable.js'
+
+export interface SqliteStoreOptions {
+  /** A file path (its directory is created if missing) or `:memory:`. */
+  readonly path: string
+  /** `full`: an acknowledged commit survives power loss; `normal`: it may be lost, the database stays intact. */
+  readonly synchronous: 'full' | 'normal'
+  /** How long a write waits for another process's lock before failing as unavailable; default 5000 ms. */
+  readonly busyTimeoutMs?: number
+}
+
+// Result codes (primary and extended, e.g. SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) of a database that
+// cannot be opened, written or locked right now: the request may succeed later, so 503 rather than 500.
+const UNAVAILABLE_CODES = ['SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL']
+const UNAVAILABLE_MESSAGES = ['database is locked', 'The database connection is not open']
+
+export function isSqliteUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false
+  const code = (err as { code?: unknown }).code
+  if (typeof code === 'string' && UNAVAILABLE_CODES.some((c) => code === c || code.startsWith(`${c}_`))) return true
+  return UNAVAILABLE_MESSAGES.some((m) => err.message.includes(m))
+}
+
+export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> {
+  const busyTimeoutMs = opts.busyTimeoutMs ?? 5000
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new RangeError(`busyTimeoutMs: not a duration: ${busyTimeoutMs}`)
+  const inMemory = opts.path === ':memory:'
+  if (!inMemory) {
+    try {
+      mkdirSync(dirname(opts.path), { recursive: true })
+    } catch (err) {
+      throw new StoreUnavailableError(`cannot create the directory of the SQLite database ${opts.path}`, { cause: err })
+    }
+  }
+
+  let raw: BetterSqlite3.Database | undefined
+  try {
+    raw = new BetterSqlite3(opts.path, { timeout: busyTimeoutMs })
+    raw.pragma(`busy_timeout = ${busyTimeoutMs}`)
+    // WAL: readers never wait for the writer and a commit is one append; not applicable to :memory:
+    if (!inMemory) raw.pragma('journal_mode = WAL')
+    raw.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+    raw.pragma('foreign_keys = ON')
+  } catch (err) {
+    raw?.close()
+    throw translateUnavailable(err, isSqliteUnavailable)
+  }
+
+  const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(raw) })
+  return createKyselyStore(db, { dialect: 'sqlite', isUnavailable: isSqliteUnavailable })
+}

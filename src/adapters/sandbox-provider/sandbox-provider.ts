@@ -1,0 +1,10 @@
+import type { PaymentProvider } from '../../ports/payment-provider.js'
+
+/**
+ * The built-in sandbox acquirer: the buyer "pays" on the hosted page with test controls, so the payment
+ * link and the QR payload are both the hosted page itself (API.md B3).
+ */
+export const sandboxProvider: PaymentProvider = {
+  name: 'sandbox',
+  createPayment: (request) => ({ url: request.payUrl, qrData: request.payUrl }),
+}

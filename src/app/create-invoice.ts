@@ -1,0 +1,90 @@
+import { AppError, validationFailed } from '../domain/errors.js'
+import type { EventId, InvoiceId } from '../domain/ids.js'
+import { readStatus, transition, type Invoice } from '../domain/invoice.js'
+import { validateCreateRequest, type CreateInvoiceInput } from '../domain/invoice-request.js'
+import type { Merchant } from '../domain/merchant.js'
+import type { Tx } from '../ports/store.js'
+import type { AppDeps } from './deps.js'
+
+export type CreateInvoiceDeps = Pick<
+  AppDeps,
+  'store' | 'clock' | 'newId' | 'provider' | 'catalog' | 'publicUrl' | 'callbackAllowHttp' | 'lifetime'
+>
+
+export interface CreateInvoiceResult {
+  readonly invoice: Invoice
+  readonly isNew: boolean
+}
+
+/**
+ * API.md B2/B3: validates, then inserts the invoice unless a live one holds the order_id. The database's
+ * partial unique index settles races: N simultaneous identical requests make one invoice.
+ */
+export async function createInvoice(
+  deps: CreateInvoiceDeps,
+  merchant: Merchant,
+  input: CreateInvoiceInput,
+): Promise<CreateInvoiceResult> {
+  const checked = validateCreateRequest(input, {
+    catalog: deps.catalog,
+    defaultService: merchant.defaultService,
+    callbackAllowHttp: deps.callbackAllowHttp,
+    lifetime: deps.lifetime,
+  })
+  if (!checked.ok) throw validationFailed(checked.errors)
+  const req = checked.value
+
+  const now = deps.clock.now()
+  const id = deps.newId() as InvoiceId
+  const payUrl = `${deps.publicUrl}/pay/${id}`
+  const session = deps.provider.createPayment({ invoiceId: id, amount: req.amount, currency: req.currency, service: req.service, payUrl })
+  const candidate: Invoice = {
+    id,
+    merchantId: merchant.id,
+    orderId: req.orderId,
+    amount: req.amount,
+    currency: req.currency,
+    status: 'pending',
+    service: req.service,
+    comment: req.comment,
+    callbackUrl: req.callbackUrl,
+    successUrl: req.successUrl,
+    failUrl: req.failUrl,
+    payUrl: session.url,
+    qrData: session.qrData,
+    credited: null,
+    expiresAt: new Date(now.getTime() + req.lifetimeSeconds * 1000),
+    paidAt: null,
+    heldAt: null,
+    createdAt: now,
+    updatedAt: now,
+  }
+
+  return deps.store.transaction(async (tx) => {
+    // More than one round only when the holder of the order_id changed meanwhile (a stale pending one we expired).
+    for (let round = 0; round < 3; round += 1) {
+      if ((await tx.invoices.insert(candidate)) === 'inserted') return { invoice: candidate, isNew: true }
+      const live = await tx.invoices.findLive(merchant.id, req.orderId)
+      if (live === undefined) continue // the holder left the live set between our two statements
+      if (readStatus(live, now) === 'expired') {
+        await expireStale(tx, live, now, deps.newId() as EventId)
+        continue
+      }
+      if (live.amount === req.amount && live.currency === req.currency && live.service === req.service) {
+        return { invoice: live, isNew: false }
+      }
+      throw new AppError(
+        'order_id_conflict',
+        `order_id "${req.orderId}" already has a ${live.status} invoice ${live.id} with another amount, currency or service; cancel it first to re-create the order`,
+      )
+    }
+    throw new Error('create-invoice: order_id kept changing hands')
+  })
+}
+
+/** A pending invoice past its expiry no longer holds its order_id (API.md B3): expire it now, with its event. */
+async function expireStale(tx: Tx, live: Invoice, now: Date, eventId: EventId): Promise<void> {
+  const t = transition(live, { to: 'expired', now, eventId })
+  if (!t.ok) return
+  if (await tx.invoices.update(t.invoice, live.status)) await tx.events.append(t.event)
+}

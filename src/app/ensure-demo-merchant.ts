@@ -1,0 +1,10 @@
+import { createMerchant, type CreatedMerchant } from './manage-merchants.js'
+import type { AppDeps } from './deps.js'
+
+/** API.md E: the first start of an empty database (outside production) creates a demo merchant to try the API with. */
+export async function ensureDemoMerchant(
+  deps: Pick<AppDeps, 'store' | 'clock' | 'newId' | 'secrets' | 'catalog'>,
+): Promise<CreatedMerchant | undefined> {
+  if ((await deps.store.merchants.count()) > 0) return undefined
+  return createMerchant(deps, { name: 'Demo Shop' })
+}

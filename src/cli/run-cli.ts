@@ -1,0 +1,174 @@
+import { parseArgs } from 'node:util'
+import type { CreatedMerchant, IssuedKey } from '../app/manage-merchants.js'
+import { AppError } from '../domain/errors.js'
+import type { ApiKeyRecord, Merchant, MerchantStatus } from '../domain/merchant.js'
+
+/** The use cases the CLI calls, bound by the composition root. */
+export interface CliCommands {
+  migrate(): Promise<void>
+  createMerchant(input: { name: string; defaultService?: string | undefined }): Promise<CreatedMerchant>
+  listMerchants(): Promise<Merchant[]>
+  setMerchantStatus(id: string, status: MerchantStatus): Promise<Merchant>
+  issueApiKey(merchantId: string): Promise<IssuedKey>
+  listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>
+  revokeApiKey(keyId: string): Promise<void>
+  rotateWebhookSecret(merchantId: string): Promise<{ webhookSecret: string; previousValidUntil: Date }>
+}
+
+export interface CliIo {
+  out(text: string): void
+  err(text: string): void
+}
+
+export const USAGE = `Usage: invoice-service <command> [options]
+
+Commands:
+  serve                                              start the HTTP API (what npm start runs)
+  migrate                                            apply database migrations
+  merchant create --name NAME [--default-service S]  create a merchant; prints merchant_id, api_key, webhook_secret
+  merchant list                                      list merchants
+  merchant disable ID | merchant enable ID           disable or re-enable a merchant
+  key create --merchant ID                           issue another API key for a merchant
+  key list --merchant ID                             list a merchant's keys (prefixes only)
+  key revoke KEY_ID                                  revoke an API key
+  webhook-secret rotate --merchant ID                new webhook secret; the old one keeps signing for the grace period
+
+Every command but serve accepts --json: the output is then one JSON object and nothing else.
+Configuration comes from the environment (DATABASE_URL, …); see the README.
+`
+
+class UsageError extends Error {}
+
+/** argv → use case → stdout; errors → stderr with a non-zero exit code. Returns the exit code. */
+export async function runCli(argv: readonly string[], commands: CliCommands, io: CliIo): Promise<number> {
+  try {
+    await dispatch(argv, commands, io)
+    return 0
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`invoice-service: ${err.message}\n\n${USAGE}`)
+      return 64 // EX_USAGE
+    }
+    if (err instanceof AppError) {
+      io.err(`invoice-service: ${err.code}: ${err.message}\n`)
+      return err.code === 'not_found' ? 3 : 2
+    }
+    if (err instanceof Error && 'code' in err && err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      io.err(`invoice-service: ${err.message}\n\n${USAGE}`)
+      return 64
+    }
+    throw err
+  }
+}
+
+async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Promise<void> {
+  const parsed = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      name: { type: 'string' },
+      'default-service': { type: 'string' },
+      merchant: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  })
+  const [group, action, arg, ...rest] = parsed.positionals
+  const o = parsed.values
+  const json = o.json === true
+  const print = (human: string, obj: unknown): void => io.out(json ? `${JSON.stringify(obj)}\n` : `${human}\n`)
+  const need = (value: string | undefined, what: string): string => {
+    if (value === undefined || value === '') throw new UsageError(`missing ${what}`)
+    return value
+  }
+  const noExtra = (...extra: (string | undefined)[]): void => {
+    const more = extra.filter((e) => e !== undefined)
+    if (more.length > 0 || rest.length > 0) throw new UsageError(`unexpected argument ${[...more, ...rest][0] ?? ''}`)
+  }
+
+  if (o.help === true || group === undefined || group === 'help') {
+    io.out(USAGE)
+    return
+  }
+  const cmd = action === undefined ? group : `${group} ${action}`
+  switch (cmd) {
+    case 'migrate': {
+      noExtra(action)
+      await c.migrate()
+      print('migrations applied', { migrated: true })
+      return
+    }
+    case 'merchant create': {
+      noExtra(arg)
+      const r = await c.createMerchant({ name: need(o.name, '--name NAME'), defaultService: o['default-service'] })
+      const obj = { merchant_id: r.merchant.id, name: r.merchant.name, default_service: r.merchant.defaultService, api_key_id: r.apiKeyId, api_key: r.apiKey, webhook_secret: r.webhookSecret }
+      print(
+        [
+          `merchant_id:     ${obj.merchant_id}`,
+          `name:            ${obj.name}`,
+          `default_service: ${obj.default_service}`,
+          `api_key_id:      ${obj.api_key_id}`,
+          `api_key:         ${obj.api_key}`,
+          `webhook_secret:  ${obj.webhook_secret}`,
+          '',
+          'Store the API key and the webhook secret now: they are not shown again.',
+        ].join('\n'),
+        obj,
+      )
+      return
+    }
+    case 'merchant list': {
+      noExtra(arg)
+      const list = (await c.listMerchants()).map(merchantJson)
+      print(list.length === 0 ? 'no merchants' : list.map((m) => `${m.merchant_id}  ${m.status.padEnd(8)}  ${m.default_service.padEnd(6)}  ${m.name}`).join('\n'), { merchants: list })
+      return
+    }
+    case 'merchant disable':
+    case 'merchant enable': {
+      noExtra()
+      const m = await c.setMerchantStatus(need(arg, 'merchant ID'), action === 'disable' ? 'disabled' : 'active')
+      print(`merchant ${m.id} is ${m.status}`, merchantJson(m))
+      return
+    }
+    case 'key create': {
+      noExtra(arg)
+      const k = await c.issueApiKey(need(o.merchant, '--merchant ID'))
+      const obj = { key_id: k.key.id, merchant_id: k.key.merchantId, api_key: k.apiKey, created_at: k.key.createdAt.toISOString() }
+      print(`key_id:  ${obj.key_id}\napi_key: ${obj.api_key}\n\nStore the API key now: it is not shown again.`, obj)
+      return
+    }
+    case 'key list': {
+      noExtra(arg)
+      const keys = (await c.listApiKeys(need(o.merchant, '--merchant ID'))).map((k) => ({
+        key_id: k.id,
+        prefix: `${k.prefix}…`,
+        created_at: k.createdAt.toISOString(),
+        revoked_at: k.revokedAt === null ? null : k.revokedAt.toISOString(),
+      }))
+      print(keys.map((k) => `${k.key_id}  ${k.prefix}  ${k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`}`).join('\n') || 'no keys', { keys })
+      return
+    }
+    case 'key revoke': {
+      noExtra()
+      const keyId = need(arg, 'KEY_ID')
+      await c.revokeApiKey(keyId)
+      print(`key ${keyId} revoked`, { key_id: keyId, revoked: true })
+      return
+    }
+    case 'webhook-secret rotate': {
+      noExtra(arg)
+      const merchantId = need(o.merchant, '--merchant ID')
+      const r = await c.rotateWebhookSecret(merchantId)
+      const obj = { merchant_id: merchantId, webhook_secret: r.webhookSecret, previous_valid_until: r.previousValidUntil.toISOString() }
+      print(`webhook_secret: ${obj.webhook_secret}\nThe previous secret keeps signing until ${obj.previous_valid_until}.`, obj)
+      return
+    }
+    default:
+      throw new UsageError(`unknown command "${cmd}"`)
+  }
+}
+
+function merchantJson(m: Merchant): { merchant_id: string; name: string; default_service: string; status: string; created_at: string } {
+  return { merchant_id: m.id, name: m.name, default_service: m.defaultService, status: m.status, created_at: m.createdAt.toISOString() }
+}

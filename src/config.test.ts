@@ -1,0 +1,277 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig, type Config } from './config.js'
+import { ALL_CURRENCY_CODES } from './domain/currencies.js'
+
+const isCurrency = (c: string): boolean => ALL_CURRENCY_CODES.includes(c)
+const load = (env: Record<string, string>): Config => loadConfig(env, isCurrency)
+
+/** The ConfigError thrown for `env`; fails when loading succeeds. */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    load(env)
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError)
+    return err as ConfigError
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`)
+}
+
+/** The variables named by the problems of a ConfigError (each problem starts with `NAME:`). */
+function namedVariables(err: ConfigError): string[] {
+  return [...new Set(err.problems.map((p) => p.slice(0, p.indexOf(':'))))].sort()
+}
+
+describe('loadConfig — defaults (API.md E)', () => {
+  it('when the environment is empty, then every value is the documented default', () => {
+    const c = load({})
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      publicUrl: 'http://localhost:8080',
+      database: { kind: 'sqlite', path: './data/invoice-service.db' },
+      logLevel: 'info',
+      currencies: ['RUB', 'USD', 'EUR'],
+      invoiceLifetime: 3600,
+      invoiceMinLifetime: 300,
+      invoiceMaxLifetime: 2_592_000,
+      holdLifetime: 604_800,
+      webhookTimeout: 15,
+      webhookRetrySchedule: [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
+      webhookAllowPrivate: false,
+      callbackAllowHttp: false,
+      rateLimitRps: 100,
+      rateLimitBurst: 200,
+      authFailLimit: 20,
+      sandbox: true,
+      sqliteSynchronous: 'full',
+    })
+  })
+
+  it('when the environment is empty, then the services are card and sbp with bounds 1.00..1000000.00 and no fee (API.md B2, B8)', () => {
+    expect(load({}).services).toEqual([
+      { name: 'card', currencies: undefined, min: '1.00', max: '1000000.00', fee: undefined },
+      { name: 'sbp', currencies: undefined, min: '1.00', max: '1000000.00', fee: undefined },
+    ])
+  })
+
+  it('when NODE_ENV is unset, then the instance is not production', () => {
+    expect(load({}).isProduction).toBe(false)
+    expect(load({ NODE_ENV: 'production' }).isProduction).toBe(true)
+  })
+
+  it('when PORT is set and PUBLIC_URL is not, then PUBLIC_URL follows the port', () => {
+    expect(load({ PORT: '9090' })).toMatchObject({ port: 9090, publicUrl: 'http://localhost:9090' })
+  })
+
+  it('when a variable is empty or only spaces, then the default applies', () => {
+    expect(load({ PORT: '', LOG_LEVEL: '   ' })).toMatchObject({ port: 8080, logLevel: 'info' })
+  })
+
+  it('when values have surrounding spaces or other letter case, then they are trimmed and normalised', () => {
+    expect(load({ PORT: ' 3000 ', LOG_LEVEL: 'DEBUG', SQLITE_SYNCHRONOUS: 'Normal', CURRENCIES: ' rub , jpy ' })).toMatchObject({
+      port: 3000,
+      logLevel: 'debug',
+      sqliteSynchronous: 'normal',
+      currencies: ['RUB', 'JPY'],
+    })
+  })
+})
+
+describe('loadConfig — accepted values', () => {
+  it('when PUBLIC_URL ends with slashes, then they are removed', () => {
+    expect(load({ PUBLIC_URL: 'https://pay.example/base//' }).publicUrl).toBe('https://pay.example/base')
+  })
+
+  it.each([
+    ['sqlite::memory:', { kind: 'sqlite', path: ':memory:' }],
+    ['sqlite:/var/lib/inv.db', { kind: 'sqlite', path: '/var/lib/inv.db' }],
+    ['postgres://u:p@db:5432/inv', { kind: 'postgres', url: 'postgres://u:p@db:5432/inv' }],
+    ['postgresql://db/inv', { kind: 'postgres', url: 'postgresql://db/inv' }],
+  ])('when DATABASE_URL is %s, then the database is %j', (url, database) => {
+    expect(load({ DATABASE_URL: url }).database).toEqual(database)
+  })
+
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['yes', true],
+    ['on', true],
+    ['false', false],
+    ['0', false],
+    ['no', false],
+    ['off', false],
+  ])('when SANDBOX is %s, then sandbox is %s', (value, expected) => {
+    expect(load({ SANDBOX: value }).sandbox).toBe(expected)
+  })
+
+  it('when the boolean switches are turned on, then they are true', () => {
+    expect(load({ WEBHOOK_ALLOW_PRIVATE: 'true', CALLBACK_ALLOW_HTTP: 'yes' })).toMatchObject({
+      webhookAllowPrivate: true,
+      callbackAllowHttp: true,
+    })
+  })
+
+  it('when WEBHOOK_RETRY_SCHEDULE is a list of seconds, then it is parsed in order', () => {
+    expect(load({ WEBHOOK_RETRY_SCHEDULE: '0, 1,2.5' }).webhookRetrySchedule).toEqual([0, 1, 2.5])
+  })
+
+  it('when the lifetime bounds are widened, then a default lifetime within them is accepted', () => {
+    expect(load({ INVOICE_LIFETIME: '60', INVOICE_MIN_LIFETIME: '30', INVOICE_MAX_LIFETIME: '120' })).toMatchObject({
+      invoiceLifetime: 60,
+      invoiceMinLifetime: 30,
+      invoiceMaxLifetime: 120,
+    })
+  })
+
+  it('when SERVICES restricts a service to some currencies, then they are recorded', () => {
+    expect(load({ SERVICES: 'card,sbp:rub' }).services.map((s) => [s.name, s.currencies])).toEqual([
+      ['card', undefined],
+      ['sbp', ['RUB']],
+    ])
+  })
+
+  it('when SERVICE_LIMITS sets bounds, then each service gets its own', () => {
+    const c = load({ SERVICE_LIMITS: 'card=0.50..5000,sbp=10..600000.00' })
+    expect(c.services.map((s) => [s.name, s.min, s.max])).toEqual([
+      ['card', '0.50', '5000'],
+      ['sbp', '10', '600000.00'],
+    ])
+  })
+
+  it('when SERVICE_FEES=card=2.5%,sbp=0.4%+1.00, then card has 2.5 % and sbp 0.4 % plus 1.00', () => {
+    const c = load({ SERVICE_FEES: 'card=2.5%,sbp=0.4%+1.00' })
+    expect(c.services.find((s) => s.name === 'card')?.fee).toEqual({ percent: '2.5', fixed: '0' })
+    expect(c.services.find((s) => s.name === 'sbp')?.fee).toEqual({ percent: '0.4', fixed: '1.00' })
+  })
+
+  it('when a fee is fixed only, then its percent is 0', () => {
+    expect(load({ SERVICE_FEES: 'card=1.00' }).services[0]?.fee).toEqual({ percent: '0', fixed: '1.00' })
+  })
+
+  it('when only one service has a fee, then the other has none', () => {
+    expect(load({ SERVICE_FEES: 'card=2.5%' }).services[1]?.fee).toBeUndefined()
+  })
+})
+
+describe('loadConfig — a bad value stops the start naming the variable', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PUBLIC_URL', 'not a url'],
+    ['PUBLIC_URL', 'ftp://pay.example'],
+    ['PUBLIC_URL', 'https://pay.example/?x=1'],
+    ['DATABASE_URL', 'mysql://db/inv'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['LOG_LEVEL', 'loud'],
+    ['CURRENCIES', 'XXX'],
+    ['CURRENCIES', 'RUB,DOLLARS'],
+    ['CURRENCIES', ','],
+    ['SANDBOX', 'maybe'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'sure'],
+    ['CALLBACK_ALLOW_HTTP', '2'],
+    ['SQLITE_SYNCHRONOUS', 'off'],
+    ['WEBHOOK_RETRY_SCHEDULE', 'a,b'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,,5'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,-5'],
+    ['WEBHOOK_TIMEOUT', '0'],
+    ['HOLD_LIFETIME', '1.5'],
+    ['INVOICE_LIFETIME', '299'],
+    ['INVOICE_LIFETIME', '2592001'],
+    ['INVOICE_LIFETIME', '0'],
+    ['RATE_LIMIT_RPS', 'fast'],
+    ['AUTH_FAIL_LIMIT', '0'],
+    ['SERVICES', 'Card'],
+    ['SERVICES', 'card,card'],
+    ['SERVICES', 'card:GBP'],
+    ['SERVICE_FEES', 'card=abc'],
+    ['SERVICE_FEES', 'card='],
+    ['SERVICE_FEES', 'card=101%'],
+    ['SERVICE_FEES', 'card=+1.00'],
+    ['SERVICE_FEES', 'crypto=1%'],
+    ['SERVICE_FEES', 'card=-1%'],
+    ['SERVICE_LIMITS', 'card=1-100'],
+    ['SERVICE_LIMITS', 'card=..100'],
+    ['SERVICE_LIMITS', 'card=1.00..'],
+    ['SERVICE_LIMITS', 'card=1.2.3..100'],
+    ['SERVICE_LIMITS', 'card=100..1'],
+    ['SERVICE_LIMITS', 'crypto=1..100'],
+    ['SERVICE_LIMITS', 'card'],
+  ])('when %s=%s, then a ConfigError names %s', (name, value) => {
+    const err = configError({ [name]: value })
+    expect(namedVariables(err)).toEqual([name])
+    expect(err.message).toContain(`${name}:`)
+    expect(err.name).toBe('ConfigError')
+  })
+
+  it('when CURRENCIES names an unknown code, then the message quotes it', () => {
+    expect(configError({ CURRENCIES: 'RUB,XXX' }).message).toContain('"XXX"')
+  })
+
+  it('when INVOICE_MIN_LIFETIME exceeds INVOICE_MAX_LIFETIME, then the minimum is named', () => {
+    const err = configError({ INVOICE_MIN_LIFETIME: '5000', INVOICE_MAX_LIFETIME: '4000', INVOICE_LIFETIME: '4500' })
+    expect(namedVariables(err)).toContain('INVOICE_MIN_LIFETIME')
+  })
+
+  it('when several variables are bad, then one error names every one of them', () => {
+    const err = configError({
+      PORT: 'abc',
+      DATABASE_URL: 'mysql://db',
+      LOG_LEVEL: 'loud',
+      CURRENCIES: 'XXX',
+      SANDBOX: 'maybe',
+      SQLITE_SYNCHRONOUS: 'off',
+      WEBHOOK_RETRY_SCHEDULE: 'a,b',
+      INVOICE_LIFETIME: '10',
+      SERVICE_FEES: 'card=abc',
+      SERVICE_LIMITS: 'card=x..y',
+    })
+    const names = [
+      'CURRENCIES',
+      'DATABASE_URL',
+      'INVOICE_LIFETIME',
+      'LOG_LEVEL',
+      'PORT',
+      'SANDBOX',
+      'SERVICE_FEES',
+      'SERVICE_LIMITS',
+      'SQLITE_SYNCHRONOUS',
+      'WEBHOOK_RETRY_SCHEDULE',
+    ]
+    expect(namedVariables(err)).toEqual(names)
+    for (const n of names) expect(err.message).toContain(n)
+  })
+})
+
+describe('loadConfig — the result is frozen', () => {
+  it('when the config is loaded, then it and everything inside it are frozen', () => {
+    const c = load({ SERVICE_FEES: 'card=2.5%', SERVICES: 'card,sbp:RUB' })
+    expect(Object.isFrozen(c)).toBe(true)
+    expect(Object.isFrozen(c.database)).toBe(true)
+    expect(Object.isFrozen(c.currencies)).toBe(true)
+    expect(Object.isFrozen(c.webhookRetrySchedule)).toBe(true)
+    expect(Object.isFrozen(c.services)).toBe(true)
+    for (const s of c.services) expect(Object.isFrozen(s)).toBe(true)
+    expect(Object.isFrozen(c.services[0]?.fee)).toBe(true)
+    expect(Object.isFrozen(c.services[1]?.currencies)).toBe(true)
+  })
+
+  it('when code tries to change the config, then it throws (modules are strict)', () => {
+    const c = load({})
+    expect(() => {
+      ;(c as { port: number }).port = 1
+    }).toThrow(TypeError)
+    expect(() => {
+      ;(c.currencies as string[]).push('JPY')
+    }).toThrow(TypeError)
+    expect(c.port).toBe(8080)
+  })
+
+  it('when the environment object changes after loading, then the config does not', () => {
+    const env: Record<string, string> = { PORT: '3000' }
+    const c = load(env)
+    env.PORT = '4000'
+    expect(c.port).toBe(3000)
+  })
+})

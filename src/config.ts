@@ -1,0 +1,235 @@
+/**
+ * Configuration: read from the environment once at start, validated whole, frozen, passed down.
+ * The only module that reads `process.env` (it is handed in by the entry point). Imports nothing.
+ */
+
+export interface ServiceConfig {
+  readonly name: string
+  /** Enabled currencies this service accepts; undefined = every enabled currency. */
+  readonly currencies: readonly string[] | undefined
+  /** Amount bounds in major units as exact decimal text (API.md B8: defaults 1.00 and 1000000.00). */
+  readonly min: string
+  readonly max: string
+  /** Fee as exact decimal texts; undefined = no fee. */
+  readonly fee: { readonly percent: string; readonly fixed: string } | undefined
+}
+
+export interface Config {
+  readonly nodeEnv: string
+  readonly isProduction: boolean
+  readonly port: number
+  readonly host: string
+  readonly publicUrl: string
+  readonly database: { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string }
+  readonly databasePoolSize: number
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  readonly currencies: readonly string[]
+  readonly services: readonly ServiceConfig[]
+  readonly invoiceLifetime: number
+  readonly invoiceMinLifetime: number
+  readonly invoiceMaxLifetime: number
+  readonly holdLifetime: number
+  readonly webhookTimeout: number
+  readonly webhookRetrySchedule: readonly number[]
+  readonly webhookAllowPrivate: boolean
+  readonly webhookSecretGrace: number
+  readonly callbackAllowHttp: boolean
+  readonly rateLimitRps: number
+  readonly rateLimitBurst: number
+  readonly authFailLimit: number
+  readonly keyCacheTtl: number
+  readonly sandbox: boolean
+  readonly sqliteSynchronous: 'full' | 'normal'
+  readonly redisUrl: string | undefined
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+const DECIMAL = /^[0-9]+(\.[0-9]+)?$/
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const SERVICE_NAME = /^[a-z][a-z0-9_-]{0,31}$/
+
+/** Reads and validates every variable; throws one ConfigError naming each bad one. */
+export function loadConfig(env: Env, isCurrency: (code: string) => boolean = () => true): Config {
+  const problems: string[] = []
+  const bad = (name: string, message: string): void => {
+    problems.push(`${name}: ${message}`)
+  }
+  const raw = (name: string): string | undefined => {
+    const v = env[name]
+    return v === undefined || v.trim() === '' ? undefined : v.trim()
+  }
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const v = raw(name)
+    if (v === undefined) return def
+    if (!/^[0-9]+$/.test(v) || Number(v) < min || Number(v) > max) {
+      bad(name, `must be a whole number from ${min} to ${max}, got "${v}"`)
+      return def
+    }
+    return Number(v)
+  }
+  const bool = (name: string, def: boolean): boolean => {
+    const v = raw(name)?.toLowerCase()
+    if (v === undefined) return def
+    if (['true', '1', 'yes', 'on'].includes(v)) return true
+    if (['false', '0', 'no', 'off'].includes(v)) return false
+    bad(name, `must be true or false, got "${v}"`)
+    return def
+  }
+  const oneOf = <T extends string>(name: string, def: T, allowed: readonly T[]): T => {
+    const v = raw(name)?.toLowerCase()
+    if (v === undefined) return def
+    if ((allowed as readonly string[]).includes(v)) return v as T
+    bad(name, `must be one of ${allowed.join(', ')}, got "${v}"`)
+    return def
+  }
+
+  const nodeEnv = raw('NODE_ENV') ?? 'development'
+  const port = int('PORT', 8080, 0, 65535)
+  const host = raw('HOST') ?? '127.0.0.1'
+
+  let publicUrl = raw('PUBLIC_URL') ?? `http://localhost:${port}`
+  try {
+    const u = new URL(publicUrl)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') bad('PUBLIC_URL', 'must be an http(s) URL')
+    if (u.search !== '' || u.hash !== '') bad('PUBLIC_URL', 'must not have a query or fragment')
+    publicUrl = publicUrl.replace(/\/+$/, '')
+  } catch {
+    bad('PUBLIC_URL', `must be an absolute URL, got "${publicUrl}"`)
+  }
+
+  const dbUrl = raw('DATABASE_URL') ?? 'sqlite:./data/invoice-service.db'
+  let database: Config['database'] = { kind: 'sqlite', path: './data/invoice-service.db' }
+  if (dbUrl.startsWith('sqlite:')) {
+    const path = dbUrl.slice('sqlite:'.length)
+    if (path === '') bad('DATABASE_URL', 'sqlite: needs a path, e.g. sqlite:./data/invoice-service.db or sqlite::memory:')
+    else database = { kind: 'sqlite', path }
+  } else if (/^postgres(ql)?:\/\//.test(dbUrl)) {
+    database = { kind: 'postgres', url: dbUrl }
+  } else {
+    bad('DATABASE_URL', 'must start with sqlite: or postgres://')
+  }
+
+  const logLevel = oneOf('LOG_LEVEL', 'info', LOG_LEVELS)
+
+  const currencies = [...new Set((raw('CURRENCIES') ?? 'RUB,USD,EUR').split(',').map((c) => c.trim().toUpperCase()).filter((c) => c !== ''))]
+  for (const c of currencies) if (!isCurrency(c)) bad('CURRENCIES', `"${c}" is not an ISO 4217 currency code`)
+  if (currencies.length === 0) bad('CURRENCIES', 'must name at least one currency')
+
+  const services = parseServices(raw('SERVICES') ?? 'card,sbp', currencies, bad)
+  applyServiceLimits(raw('SERVICE_LIMITS'), services, bad)
+  applyServiceFees(raw('SERVICE_FEES'), services, bad)
+
+  const invoiceMinLifetime = int('INVOICE_MIN_LIFETIME', 300, 1, 31_536_000)
+  const invoiceMaxLifetime = int('INVOICE_MAX_LIFETIME', 2_592_000, 1, 31_536_000)
+  const invoiceLifetime = int('INVOICE_LIFETIME', 3600, 1, 31_536_000)
+  if (invoiceMinLifetime > invoiceMaxLifetime) bad('INVOICE_MIN_LIFETIME', 'must not exceed INVOICE_MAX_LIFETIME')
+  if (invoiceLifetime < invoiceMinLifetime || invoiceLifetime > invoiceMaxLifetime) {
+    bad('INVOICE_LIFETIME', `must be within INVOICE_MIN_LIFETIME..INVOICE_MAX_LIFETIME (${invoiceMinLifetime}..${invoiceMaxLifetime})`)
+  }
+
+  const scheduleText = raw('WEBHOOK_RETRY_SCHEDULE') ?? '0,5,300,1800,7200,18000,36000,36000'
+  const webhookRetrySchedule = scheduleText.split(',').map((s) => s.trim())
+  if (webhookRetrySchedule.length === 0 || webhookRetrySchedule.some((s) => !/^[0-9]+(\.[0-9]+)?$/.test(s))) {
+    bad('WEBHOOK_RETRY_SCHEDULE', 'must be a comma-separated list of seconds, e.g. 0,5,300')
+  }
+
+  const config: Config = {
+    nodeEnv,
+    isProduction: nodeEnv === 'production',
+    port,
+    host,
+    publicUrl,
+    database,
+    databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),
+    logLevel,
+    currencies,
+    services,
+    invoiceLifetime,
+    invoiceMinLifetime,
+    invoiceMaxLifetime,
+    holdLifetime: int('HOLD_LIFETIME', 604_800, 1, 31_536_000),
+    webhookTimeout: int('WEBHOOK_TIMEOUT', 15, 1, 600),
+    webhookRetrySchedule: webhookRetrySchedule.map(Number),
+    webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
+    webhookSecretGrace: int('WEBHOOK_SECRET_GRACE', 86_400, 0, 31_536_000),
+    callbackAllowHttp: bool('CALLBACK_ALLOW_HTTP', false),
+    rateLimitRps: int('RATE_LIMIT_RPS', 100, 1, 1_000_000),
+    rateLimitBurst: int('RATE_LIMIT_BURST', 200, 1, 1_000_000),
+    authFailLimit: int('AUTH_FAIL_LIMIT', 20, 1, 1_000_000),
+    keyCacheTtl: int('KEY_CACHE_TTL', 2, 0, 60),
+    sandbox: bool('SANDBOX', true),
+    sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', 'full', ['full', 'normal'] as const),
+    redisUrl: raw('REDIS_URL'),
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return deepFreeze(config)
+}
+
+function parseServices(text: string, currencies: readonly string[], bad: (n: string, m: string) => void): ServiceConfig[] {
+  const out: ServiceConfig[] = []
+  for (const part of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const [name = '', list] = part.split(':')
+    if (!SERVICE_NAME.test(name)) {
+      bad('SERVICES', `"${name}" is not a service name (lowercase letters, digits, - and _)`)
+      continue
+    }
+    if (out.some((s) => s.name === name)) bad('SERVICES', `"${name}" is listed twice`)
+    let only: string[] | undefined
+    if (list !== undefined) {
+      only = list.split('+').map((c) => c.trim().toUpperCase())
+      for (const c of only) if (!currencies.includes(c)) bad('SERVICES', `${name}: currency "${c}" is not in CURRENCIES`)
+    }
+    out.push({ name, currencies: only, min: '1.00', max: '1000000.00', fee: undefined })
+  }
+  if (out.length === 0) bad('SERVICES', 'must name at least one service')
+  return out
+}
+
+/** `SERVICE_LIMITS=card=1.00..1000000.00,sbp=10..600000`: per-service min..max in major units. */
+function applyServiceLimits(text: string | undefined, services: ServiceConfig[], bad: (n: string, m: string) => void): void {
+  if (text === undefined) return
+  for (const part of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const m = /^([a-z][a-z0-9_-]*)=([0-9.]+)\.\.([0-9.]+)$/.exec(part)
+    const idx = m ? services.findIndex((s) => s.name === m[1]) : -1
+    const svc = services[idx]
+    if (!m || svc === undefined || !DECIMAL.test(m[2] ?? '') || !DECIMAL.test(m[3] ?? '')) {
+      bad('SERVICE_LIMITS', `"${part}" must be <service>=<min>..<max> for a service in SERVICES, e.g. card=1.00..1000000.00`)
+      continue
+    }
+    const [min = '', max = ''] = [m[2], m[3]]
+    if (Number(min) > Number(max)) bad('SERVICE_LIMITS', `${svc.name}: min exceeds max`)
+    services[idx] = { ...svc, min, max }
+  }
+}
+
+/** `SERVICE_FEES=card=2.5%,sbp=0.4%+1.00`: percent and/or fixed fee per service (API.md E). */
+function applyServiceFees(text: string | undefined, services: ServiceConfig[], bad: (n: string, m: string) => void): void {
+  if (text === undefined) return
+  for (const part of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    // <percent>% | <percent>%+<fixed> | <fixed>
+    const m = /^([a-z][a-z0-9_-]*)=(?:([0-9]+(?:\.[0-9]+)?)%(?:\+([0-9]+(?:\.[0-9]+)?))?|([0-9]+(?:\.[0-9]+)?))$/.exec(part)
+    const idx = m ? services.findIndex((s) => s.name === m[1]) : -1
+    const svc = services[idx]
+    if (!m || svc === undefined || (m[2] !== undefined && Number(m[2]) > 100)) {
+      bad('SERVICE_FEES', `"${part}" must be <service>=<percent>% and/or +<fixed> for a service in SERVICES, e.g. card=2.5% or sbp=0.4%+1.00`)
+      continue
+    }
+    services[idx] = { ...svc, fee: { percent: m[2] ?? '0', fixed: m[3] ?? m[4] ?? '0' } }
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
+}

@@ -1,0 +1,20 @@
+/** Branded identifiers. Generation needs randomness and time, so it lives in an adapter and is passed in as `newId`. */
+export type InvoiceId = string & { readonly __brand: 'InvoiceId' }
+export type MerchantId = string & { readonly __brand: 'MerchantId' }
+export type ApiKeyId = string & { readonly __brand: 'ApiKeyId' }
+export type EventId = string & { readonly __brand: 'EventId' }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** True for a lowercase canonical UUID (API.md conventions: identifiers are lowercase UUIDs). */
+export function isUuid(text: string): boolean {
+  return UUID.test(text)
+}
+
+/** Accepts upper-case input too and normalizes it; undefined when the text is not a UUID. */
+export function parseUuid(text: string): string | undefined {
+  const lower = text.toLowerCase()
+  return UUID.test(lower) ? lower : undefined
+}
+
+export type NewId = () => string

@@ -1,0 +1,162 @@
+import { amountBounds, enabledExponent, findService, supportsCurrency, type Catalog } from './catalog.js'
+import type { FieldError } from './errors.js'
+import { formatAmount, numberText, parseAmount, type Minor } from './money.js'
+
+/** A create request after the wire schema checked types and lengths (API.md B2). */
+export interface CreateInvoiceInput {
+  readonly orderId: string
+  readonly amount: number | string
+  readonly currency: string
+  readonly comment?: string | undefined
+  readonly service?: string | undefined
+  readonly callbackUrl?: string | undefined
+  readonly successUrl?: string | undefined
+  readonly failUrl?: string | undefined
+  readonly lifetime?: number | undefined
+}
+
+export interface RequestRules {
+  readonly catalog: Catalog
+  readonly defaultService: string
+  readonly callbackAllowHttp: boolean
+  readonly lifetime: { readonly default: number; readonly min: number; readonly max: number }
+}
+
+export interface ValidCreateRequest {
+  readonly orderId: string
+  readonly amount: Minor
+  readonly currency: string
+  readonly exponent: number
+  readonly comment: string | null
+  readonly service: string
+  readonly callbackUrl: string | null
+  readonly successUrl: string | null
+  readonly failUrl: string | null
+  readonly lifetimeSeconds: number
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
+/**
+ * Every semantic rule of API.md B2 that a JSON schema cannot express; all failures are collected so the
+ * merchant sees each bad field at once.
+ */
+export function validateCreateRequest(
+  input: CreateInvoiceInput,
+  rules: RequestRules,
+): { ok: true; value: ValidCreateRequest } | { ok: false; errors: FieldError[] } {
+  const errors: FieldError[] = []
+  const fail = (field: string, message: string): void => {
+    errors.push({ field, message })
+  }
+
+  // Lengths count characters (code points), as the JSON schema does.
+  const orderIdLength = [...input.orderId].length
+  if (orderIdLength === 0 || orderIdLength > 128) fail('order_id', 'must be 1 to 128 characters')
+  else if (CONTROL.test(input.orderId)) fail('order_id', 'must not contain control characters')
+
+  const currency = /^[A-Za-z]{3}$/.test(input.currency) ? input.currency.toUpperCase() : ''
+  const exponent = enabledExponent(rules.catalog, currency)
+  if (exponent === undefined) fail('currency', `must be one of the enabled currencies: ${rules.catalog.currencies.join(', ')}`)
+
+  const serviceName = input.service ?? rules.defaultService
+  const service = findService(rules.catalog, serviceName)
+  if (service === undefined) {
+    const which = input.service === undefined ? `the merchant's default service "${serviceName}" is not available; ` : ''
+    fail('service', `${which}must be one of: ${rules.catalog.services.map((s) => s.name).join(', ')}`)
+  } else if (exponent !== undefined && !supportsCurrency(service, currency)) {
+    fail('currency', `${currency} is not supported by service ${service.name}`)
+  }
+
+  let amount: Minor | undefined
+  const text = typeof input.amount === 'number' ? numberText(input.amount) : input.amount
+  if (text === undefined || (typeof input.amount === 'number' && input.amount < 0)) {
+    fail('amount', 'must be a positive decimal number without exponent')
+  } else if (exponent === undefined) {
+    // the currency is wrong, but a malformed amount is still worth reporting in the same answer
+    const shape = parseAmount(text, 20)
+    if (!shape.ok && shape.reason === 'format') fail('amount', 'must be a positive decimal number such as 100 or "100.50" (no sign, spaces or exponent)')
+  } else {
+    const parsed = parseAmount(text, exponent)
+    if (!parsed.ok) {
+      if (parsed.reason === 'too_many_decimals') fail('amount', `must have at most ${exponent} decimal places for ${currency}`)
+      else if (parsed.reason === 'too_large') fail('amount', 'is too large')
+      else fail('amount', 'must be a positive decimal number such as 100 or "100.50" (no sign, spaces or exponent)')
+    } else if (parsed.minor <= 0) {
+      fail('amount', 'must be greater than 0')
+    } else if (service !== undefined) {
+      const { min, max } = amountBounds(service, exponent)
+      if (parsed.minor < min || parsed.minor > max) {
+        fail('amount', `must be between ${formatAmount(min, exponent)} and ${formatAmount(max, exponent)} ${currency} for service ${service.name}`)
+      } else {
+        amount = parsed.minor
+      }
+    }
+  }
+
+  if (input.comment !== undefined && [...input.comment].length > 1024) fail('comment', 'must be at most 1024 characters')
+
+  const callbackUrl = checkUrl('callback_url', input.callbackUrl, rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'], fail)
+  const successUrl = checkUrl('success_url', input.successUrl, ['https:', 'http:'], fail)
+  const failUrl = checkUrl('fail_url', input.failUrl, ['https:', 'http:'], fail)
+
+  const lifetime = input.lifetime ?? rules.lifetime.default
+  if (!Number.isInteger(lifetime) || lifetime < rules.lifetime.min || lifetime > rules.lifetime.max) {
+    fail('lifetime', `must be a whole number of seconds from ${rules.lifetime.min} to ${rules.lifetime.max}`)
+  }
+
+  if (errors.length > 0 || amount === undefined || exponent === undefined || service === undefined) {
+    return { ok: false, errors }
+  }
+  return {
+    ok: true,
+    value: {
+      orderId: input.orderId,
+      amount,
+      currency,
+      exponent,
+      comment: input.comment ?? null,
+      service: service.name,
+      callbackUrl,
+      successUrl,
+      failUrl,
+      lifetimeSeconds: lifetime,
+    },
+  }
+}
+
+function checkUrl(
+  field: string,
+  value: string | undefined,
+  schemes: readonly string[],
+  fail: (field: string, message: string) => void,
+): string | null {
+  if (value === undefined) return null
+  const allowed = schemes.map((s) => s.slice(0, -1)).join(' or ')
+  if ([...value].length > 2048) {
+    fail(field, 'must be at most 2048 characters')
+    return null
+  }
+  let url: URL
+  // The URL parser forgives surrounding spaces and control characters; a stored URL must be exactly what is used.
+  if (value.trim() !== value || CONTROL.test(value)) {
+    fail(field, `must be an absolute ${allowed} URL without spaces or control characters`)
+    return null
+  }
+  try {
+    url = new URL(value)
+  } catch {
+    fail(field, `must be an absolute ${allowed} URL`)
+    return null
+  }
+  if (!schemes.includes(url.protocol)) {
+    fail(field, `must be an absolute ${allowed} URL`)
+    return null
+  }
+  if (url.hostname === '') {
+    fail(field, 'must name a host')
+    return null
+  }
+  return value
+}

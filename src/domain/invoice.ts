@@ -1,0 +1,113 @@
+import type { Minor } from './money.js'
+import type { EventId, InvoiceId, MerchantId } from './ids.js'
+
+export const STATUSES = ['pending', 'hold', 'paid', 'failed', 'expired'] as const
+export type Status = (typeof STATUSES)[number]
+
+/** Statuses that hold an order_id: at most one invoice per (merchant, order_id) is in one of these (API.md B3). */
+export const LIVE_STATUSES = ['pending', 'hold', 'paid'] as const satisfies readonly Status[]
+export const FINAL_STATUSES = ['paid', 'failed', 'expired'] as const satisfies readonly Status[]
+
+/** API.md B5: every allowed transition; anything else is refused. */
+const NEXT: Readonly<Record<Status, readonly Status[]>> = {
+  pending: ['hold', 'paid', 'failed', 'expired'],
+  hold: ['paid', 'failed'],
+  paid: [],
+  failed: [],
+  expired: [],
+}
+
+export interface Invoice {
+  readonly id: InvoiceId
+  readonly merchantId: MerchantId
+  readonly orderId: string
+  readonly amount: Minor
+  readonly currency: string
+  readonly status: Status
+  readonly service: string
+  readonly comment: string | null
+  readonly callbackUrl: string | null
+  readonly successUrl: string | null
+  readonly failUrl: string | null
+  /** The payment page link (seed `url`, create's `pay_url`). */
+  readonly payUrl: string
+  /** What the QR code encodes; set by the payment provider. */
+  readonly qrData: string
+  readonly credited: Minor | null
+  readonly expiresAt: Date
+  readonly paidAt: Date | null
+  readonly heldAt: Date | null
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+export type InvoiceEventType = 'invoice.hold' | 'invoice.paid' | 'invoice.failed' | 'invoice.expired'
+
+/** An outbox event: written in the same transaction as the transition that caused it (API.md B5, B6). */
+export interface InvoiceEvent {
+  readonly id: EventId
+  readonly invoiceId: InvoiceId
+  readonly merchantId: MerchantId
+  readonly type: InvoiceEventType
+  readonly createdAt: Date
+}
+
+export function isLive(status: Status): boolean {
+  return status === 'pending' || status === 'hold' || status === 'paid'
+}
+
+export function isFinal(status: Status): boolean {
+  return status === 'paid' || status === 'failed' || status === 'expired'
+}
+
+export function canTransition(from: Status, to: Status): boolean {
+  return NEXT[from].includes(to)
+}
+
+/** API.md B4: a pending invoice past expired_at is never reported as pending. */
+export function readStatus(inv: Pick<Invoice, 'status' | 'expiresAt'>, now: Date): Status {
+  return inv.status === 'pending' && now.getTime() >= inv.expiresAt.getTime() ? 'expired' : inv.status
+}
+
+export type TransitionResult =
+  | { readonly ok: true; readonly invoice: Invoice; readonly event: InvoiceEvent }
+  | { readonly ok: false; readonly code: 'invalid_transition'; readonly from: Status }
+
+export interface TransitionInput {
+  readonly to: Exclude<Status, 'pending'>
+  readonly now: Date
+  readonly eventId: EventId
+  /** Amount credited to the merchant; required when `to` is `paid`. */
+  readonly credited?: Minor
+}
+
+/**
+ * The status machine as a pure function: the next invoice and the event it causes, or a refusal.
+ * A pending invoice already past expiry can only become `expired` (it reads as expired).
+ */
+export function transition(inv: Invoice, input: TransitionInput): TransitionResult {
+  const from = readStatus(inv, input.now)
+  // Expiry happens at expired_at, not before; past it, a pending invoice can only become expired.
+  const allowed =
+    input.to === 'expired'
+      ? from === 'expired' && inv.status === 'pending'
+      : from !== 'expired' && canTransition(from, input.to)
+  if (!allowed) return { ok: false, code: 'invalid_transition', from }
+  const to = input.to
+  const invoice: Invoice = {
+    ...inv,
+    status: to,
+    updatedAt: input.now,
+    paidAt: to === 'paid' ? input.now : inv.paidAt,
+    heldAt: to === 'hold' ? input.now : inv.heldAt,
+    credited: to === 'paid' ? (input.credited ?? inv.amount) : inv.credited,
+  }
+  const event: InvoiceEvent = {
+    id: input.eventId,
+    invoiceId: inv.id,
+    merchantId: inv.merchantId,
+    type: `invoice.${to}`,
+    createdAt: input.now,
+  }
+  return { ok: true, invoice, event }
+}

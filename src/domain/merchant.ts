@@ -1,0 +1,38 @@
+import type { ApiKeyId, MerchantId } from './ids.js'
+
+export type MerchantStatus = 'active' | 'disabled'
+
+export interface Merchant {
+  readonly id: MerchantId
+  readonly name: string
+  readonly defaultService: string
+  readonly status: MerchantStatus
+  readonly createdAt: Date
+}
+
+/** An API key as stored: only its SHA-256 hash, never the key itself (API.md B1). */
+export interface ApiKeyRecord {
+  readonly id: ApiKeyId
+  readonly merchantId: MerchantId
+  /** Lowercase hex SHA-256 of the full key. Never logged. */
+  readonly hash: string
+  /** The first characters of the key (`mk_` + 6), shown in listings so an operator can tell keys apart. */
+  readonly prefix: string
+  readonly createdAt: Date
+  readonly revokedAt: Date | null
+}
+
+/** A webhook signing secret (`whsec_…`); during a rotation the previous one stays valid until `expiresAt`. */
+export interface WebhookSecret {
+  readonly merchantId: MerchantId
+  readonly secret: string
+  readonly createdAt: Date
+  readonly expiresAt: Date | null
+}
+
+const KEY = /^mk_[A-Za-z0-9_-]{43}$/
+
+/** API.md B1: `mk_` + 43 characters of base64url (32 random bytes). */
+export function isWellFormedApiKey(text: string): boolean {
+  return KEY.test(text)
+}

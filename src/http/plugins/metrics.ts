@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify'
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+export interface HttpMetrics {
+  readonly registry: Registry
+  readonly invoicesCreated: Counter<'currency' | 'service'>
+}
+
+/** Prometheus metrics of one app instance (its own registry: no module-level singletons). */
+export function registerMetrics(app: FastifyInstance, opts: { defaultMetrics: boolean }): HttpMetrics {
+  const registry = new Registry()
+  if (opts.defaultMetrics) collectDefaultMetrics({ register: registry })
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    registers: [registry],
+  })
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  })
+  const invoicesCreated = new Counter({
+    name: 'invoices_created_total',
+    help: 'Invoices created (is_new: true)',
+    labelNames: ['currency', 'service'] as const,
+    registers: [registry],
+  })
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    requests.inc({ method: request.method, route, status_code: String(reply.statusCode) })
+    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+  })
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    reply.type(registry.contentType)
+    return registry.metrics()
+  })
+  return { registry, invoicesCreated }
+}

@@ -1,0 +1,132 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../../domain/errors.js'
+import { StoreUnavailableError } from '../../ports/store.js'
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+}
+
+export interface Problem {
+  type: 'about:blank'
+  title: string
+  status: number
+  code: ErrorCode
+  detail: string
+  errors?: readonly FieldError[]
+}
+
+export function problemOf(code: ErrorCode, detail: string, errors?: readonly FieldError[]): Problem {
+  const status = ERROR_STATUS[code]
+  return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, code, detail, ...(errors && { errors }) }
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  return reply.code(problem.status).type('application/problem+json').send(problem)
+}
+
+/**
+ * The only place errors become HTTP responses (RFC 9457, API.md B7). Framework errors are mapped to the
+ * contract's codes; anything unexpected is logged with the request id and answered 500 without internals.
+ */
+export function registerProblemJson(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    const problem = toProblem(err, request)
+    if (problem.status >= 500) {
+      request.log.error({ err }, problem.code === 'unavailable' ? 'storage unavailable' : 'unhandled error')
+      if (problem.code === 'unavailable') reply.header('retry-after', '1')
+    }
+    return sendProblem(reply, problem)
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    sendProblem(reply, problemOf('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`))
+  })
+}
+
+function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): Problem {
+  if (err instanceof AppError) return problemOf(err.code, err.message, err.errors)
+  if (err instanceof StoreUnavailableError) return problemOf('unavailable', 'storage is unavailable; retry shortly')
+  const fe = err as FastifyError
+  if (fe.validation !== undefined) return validationProblem(fe)
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return problemOf('invalid_json', 'the body is not valid JSON')
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return problemOf('payload_too_large', 'the body exceeds 16 KiB')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return problemOf('unsupported_media_type', 'send the body as application/json')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return problemOf('validation_failed', 'Content-Length does not match the body')
+    default:
+      break
+  }
+  // JSON syntax errors from the parser surface as SyntaxError with statusCode 400.
+  if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(err.message))) {
+    return problemOf('invalid_json', 'the body is not valid JSON')
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    if (fe.statusCode === 413) return problemOf('payload_too_large', 'the body exceeds 16 KiB')
+    if (fe.statusCode === 415) return problemOf('unsupported_media_type', 'send the body as application/json')
+    if (fe.statusCode === 404) return problemOf('not_found', 'not found')
+    return problemOf('validation_failed', 'the request is malformed')
+  }
+  return problemOf('internal_error', `an internal error occurred; quote request id ${request.id} to the operator`)
+}
+
+interface AjvError {
+  instancePath?: string
+  keyword?: string
+  message?: string
+  params?: Record<string, unknown>
+}
+
+/** Turns schema errors into field errors that name the field ("callback_urll: is not a known field"). */
+function validationProblem(err: FastifyError): Problem {
+  const where = err.validationContext ?? 'body'
+  const errors: FieldError[] = []
+  for (const e of (err.validation ?? []) as AjvError[]) {
+    const path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
+    if (e.keyword === 'additionalProperties') {
+      const extra = String(e.params?.['additionalProperty'] ?? '')
+      errors.push({ field: path === '' ? extra : `${path}.${extra}`, message: 'is not a known field' })
+    } else if (e.keyword === 'required') {
+      const missing = String(e.params?.['missingProperty'] ?? '')
+      errors.push({ field: path === '' ? missing : `${path}.${missing}`, message: 'is required' })
+    } else if (e.keyword === 'type' && path === '' && where === 'body') {
+      errors.push({ field: '(body)', message: 'must be a JSON object' })
+    } else {
+      errors.push({ field: path === '' ? where : path, message: friendly(e) })
+    }
+  }
+  // anyOf reports one error per branch; keep the first per field for a readable answer.
+  const seen = new Set<string>()
+  const unique = errors.filter((e) => (seen.has(e.field) ? false : (seen.add(e.field), true)))
+  const detail = unique.map((e) => `${e.field}: ${e.message}`).join('; ')
+  return problemOf('validation_failed', detail, unique)
+}
+
+function friendly(e: AjvError): string {
+  switch (e.keyword) {
+    case 'maxLength':
+      return `must be at most ${String(e.params?.['limit'])} characters`
+    case 'minLength':
+      return `must be at least ${String(e.params?.['limit'])} characters`
+    case 'type':
+      return `must be a ${String(e.params?.['type']).replace(',', ' or ')}`
+    case 'anyOf':
+      return 'has the wrong type'
+    default:
+      return e.message ?? 'is invalid'
+  }
+}

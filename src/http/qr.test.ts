@@ -1,0 +1,90 @@
+import fc from 'fast-check'
+import jsQRModule from 'jsqr'
+import { PNG } from 'pngjs'
+import QRCode from 'qrcode'
+import { describe, expect, it } from 'vitest'
+import { qrDataUri, qrPng } from './qr.js'
+
+// jsqr is CommonJS typed with `export default`; under NodeNext the default import is module.exports,
+// whose `.default` the bundle points back at the function itself.
+const jsQR = jsQRModule.default
+
+// Decoding with an independent reader (pngjs for the container, jsQR for the symbol) checks what a
+// phone would see, not just that our bytes match what we think we wrote.
+function decode(png: Buffer): string | undefined {
+  const image = PNG.sync.read(png) // verifies every chunk CRC and the zlib stream
+  const pixels = new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.length)
+  return jsQR(pixels, image.width, image.height, { inversionAttempts: 'dontInvert' })?.data
+}
+
+const PAY_URL = 'http://localhost:8080/pay/3f2b9c1e-8a47-4d2e-9b61-0c5e7a2d4f18'
+const LONG_URL =
+  'https://checkout.merchant.example.com/pay/inv_01HZX3K9Q7W2M4N8P6R5T1V0YB?' +
+  ['locale=ru', 'return_url=https%3A%2F%2Fshop.example.org%2Forders%2F123456%2Fthank-you%3Fsource%3Dqr']
+    .concat(Array.from({ length: 5 }, (_, i) => `item_${i}=sku-${String(i).padStart(6, '0')}-blue-xl`))
+    .join('&')
+
+describe('qrPng', () => {
+  it('when given a typical pay URL, then a scanner reads back exactly that URL', () => {
+    expect(decode(qrPng(PAY_URL))).toBe(PAY_URL)
+  })
+
+  it('when given a ~300-character https URL, then a scanner reads back exactly that URL', () => {
+    expect(LONG_URL.length).toBeGreaterThanOrEqual(280)
+    expect(LONG_URL.length).toBeLessThanOrEqual(330)
+    expect(decode(qrPng(LONG_URL))).toBe(LONG_URL)
+  })
+
+  it.each([
+    ['Cyrillic', 'Счёт №42 — оплатить 1 500,00 ₽'],
+    ['CJK and emoji', '請求書 💳 お支払い 🇯🇵'],
+    ['digits only (numeric mode)', '00420012345678901234567890'],
+    ['upper-case alphanumeric mode', 'HTTP://LOCALHOST:8080/PAY/ABC-123'],
+  ])('when given %s text, then a scanner reads back exactly that text', (_name, text) => {
+    expect(decode(qrPng(text))).toBe(text)
+  })
+
+  it('produces a valid 1-bit grayscale PNG of (modules + 2×4 quiet zone) × 5 px, light around the symbol', () => {
+    const png = qrPng(PAY_URL)
+    const size = QRCode.create(PAY_URL, { errorCorrectionLevel: 'M' }).modules.size
+    const image = PNG.sync.read(png)
+
+    expect(image.width).toBe((size + 8) * 5)
+    expect(image.height).toBe((size + 8) * 5)
+    // IHDR sits right after the 8-byte signature and the 8-byte chunk header.
+    expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR')
+    expect(png[24]).toBe(1) // bit depth
+    expect(png[25]).toBe(0) // colour type: grayscale
+
+    const gray = (x: number, y: number): number | undefined => image.data[(y * image.width + x) * 4]
+    // Quiet zone corners are white; the first pixel inside it is the dark corner of a finder pattern.
+    expect(gray(0, 0)).toBe(255)
+    expect(gray(image.width - 1, image.height - 1)).toBe(255)
+    expect(gray(4 * 5 - 1, 4 * 5 - 1)).toBe(255)
+    expect(gray(4 * 5, 4 * 5)).toBe(0)
+  })
+
+  it('for any URL-like string, a scanner reads back exactly the input', () => {
+    const urls = fc.oneof(
+      fc.uuid().map((id) => `http://localhost:8080/pay/${id}`),
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+    )
+    fc.assert(
+      fc.property(urls, (url) => {
+        expect(decode(qrPng(url))).toBe(url)
+      }),
+      { numRuns: 150 },
+    )
+  })
+})
+
+describe('qrDataUri', () => {
+  it('wraps the same PNG as a base64 data URI', () => {
+    const uri = qrDataUri(PAY_URL)
+    const prefix = 'data:image/png;base64,'
+    expect(uri.startsWith(prefix)).toBe(true)
+    const png = Buffer.from(uri.slice(prefix.length), 'base64')
+    expect(png.equals(qrPng(PAY_URL))).toBe(true)
+    expect(decode(png)).toBe(PAY_URL)
+  })
+})

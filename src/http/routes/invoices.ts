@@ -1,0 +1,130 @@
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { HttpDeps } from '../deps.js'
+import { createResponseToWire, invoiceToWire } from '../dto.js'
+import { requireApiKey } from '../plugins/auth.js'
+import { InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
+import {
+  CreateInvoiceBody,
+  CreateInvoiceResponse,
+  GetInfoQuery,
+  InvoiceIdParams,
+  InvoiceListResponse,
+  ListInvoicesQuery,
+} from '../schemas/invoices.js'
+import { Type } from '@sinclair/typebox'
+
+const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'merchant_disabled', 'rate_limited'] as const
+
+/** The seed's two endpoints and the invoice read extensions (API.md B2–B4, C). */
+export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>()
+  const onRequest = requireApiKey(deps.authenticate)
+
+  r.post(
+    '/api/v1/invoices',
+    {
+      onRequest,
+      schema: {
+        operationId: 'createInvoice',
+        summary: 'Create an invoice for an order',
+        description:
+          'Idempotent by order_id: the same order_id with the same amount, currency and service returns the live invoice (200, is_new false); ' +
+          'a different amount, currency or service is 409 order_id_conflict; after expired/failed a new invoice is created.',
+        tags: ['invoices'],
+        security: SECURITY,
+        body: CreateInvoiceBody,
+        response: {
+          201: Type.Ref(CreateInvoiceResponse, { description: 'A new invoice' }),
+          200: Type.Ref(CreateInvoiceResponse, { description: 'The live invoice of this order_id (is_new: false)' }),
+          ...problems(...AUTH_ERRORS, 'validation_failed', 'invalid_json', 'order_id_conflict', 'payload_too_large', 'unsupported_media_type'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body
+      const { invoice, isNew } = await deps.invoices.create(request.merchant, {
+        orderId: b.order_id,
+        amount: b.amount,
+        currency: b.currency,
+        comment: b.comment,
+        service: b.service,
+        callbackUrl: b.callback_url,
+        successUrl: b.success_url,
+        failUrl: b.fail_url,
+        lifetime: b.lifetime,
+      })
+      if (isNew) deps.metrics.invoicesCreated.inc({ currency: invoice.currency, service: invoice.service })
+      reply.code(isNew ? 201 : 200)
+      return createResponseToWire(invoice, isNew, deps.publicUrl, deps.qrDataUri(invoice.qrData))
+    },
+  )
+
+  r.get(
+    '/api/invoice/getInfo',
+    {
+      onRequest,
+      schema: {
+        operationId: 'getInvoiceInfo',
+        summary: 'Read an invoice by invoice_id or by order_id',
+        description: 'Exactly one of invoice_id and order_id. A pending invoice past expired_at reads as expired.',
+        tags: ['invoices'],
+        security: SECURITY,
+        querystring: GetInfoQuery,
+        response: {
+          200: Type.Ref(InvoiceSchema),
+          ...problems(...AUTH_ERRORS, 'validation_failed', 'ambiguous_identifier', 'merchant_mismatch', 'invoice_not_found'),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query
+      const invoice = await deps.invoices.getInfo(request.merchant, { merchantId: q.merchant_id, invoiceId: q.invoice_id, orderId: q.order_id })
+      return invoiceToWire(invoice, deps.now())
+    },
+  )
+
+  r.get(
+    '/api/v1/invoices/:invoice_id',
+    {
+      onRequest,
+      schema: {
+        operationId: 'getInvoice',
+        summary: 'Read one of your invoices by id',
+        tags: ['invoices'],
+        security: SECURITY,
+        params: InvoiceIdParams,
+        response: { 200: Type.Ref(InvoiceSchema), ...problems(...AUTH_ERRORS, 'validation_failed', 'invoice_not_found') },
+      },
+    },
+    async (request) => invoiceToWire(await deps.invoices.get(request.merchant, request.params.invoice_id), deps.now()),
+  )
+
+  r.get(
+    '/api/v1/invoices',
+    {
+      onRequest,
+      schema: {
+        operationId: 'listInvoices',
+        summary: 'List your invoices, newest first',
+        description: 'Cursor pagination: pass next_cursor as cursor for the next page; null on the last page.',
+        tags: ['invoices'],
+        security: SECURITY,
+        querystring: ListInvoicesQuery,
+        response: { 200: Type.Ref(InvoiceListResponse), ...problems(...AUTH_ERRORS, 'validation_failed') },
+      },
+    },
+    async (request) => {
+      const q = request.query
+      const { invoices, nextCursor } = await deps.invoices.list(request.merchant, {
+        status: q.status,
+        createdFrom: q.created_from,
+        createdTo: q.created_to,
+        limit: q.limit,
+        cursor: q.cursor,
+      })
+      const now = deps.now()
+      return { data: invoices.map((i) => invoiceToWire(i, now)), next_cursor: nextCursor }
+    },
+  )
+}

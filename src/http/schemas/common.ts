@@ -1,0 +1,58 @@
+import { Type, type TSchema } from '@sinclair/typebox'
+import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.js'
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
+
+export const FieldErrorSchema = Type.Object(
+  { field: Type.String(), message: Type.String() },
+  { $id: 'FieldError', additionalProperties: false },
+)
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ examples: ['about:blank'] }),
+    title: Type.String({ examples: ['Bad Request'] }),
+    status: Type.Integer({ examples: [400] }),
+    code: Type.String({ enum: Object.keys(ERROR_STATUS), description: 'Stable machine-readable error code' }),
+    detail: Type.String({ examples: ['amount: must have at most 2 decimal places for RUB'] }),
+    errors: Type.Optional(Type.Array(Type.Ref(FieldErrorSchema))),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' },
+)
+
+/** Error responses of a route, by HTTP status, each documented with the codes it can carry. */
+export function problems(...codes: ErrorCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const c of [...codes, 'internal_error', 'unavailable'] as ErrorCode[]) {
+    const s = ERROR_STATUS[c]
+    byStatus.set(s, [...(byStatus.get(s) ?? []), c])
+  }
+  const out: Record<number, TSchema> = {}
+  for (const [status, list] of byStatus) {
+    out[status] = Type.Ref(ProblemSchema, { description: `Problem with code ${list.map((c) => `\`${c}\``).join(' or ')}` })
+  }
+  return out
+}
+
+export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T03:07:20.123Z'] })
+
+export const InvoiceSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    merchant_id: Type.String({ format: 'uuid' }),
+    order_id: Type.String({ description: "The merchant's own order identifier, as sent at creation", examples: ['order-1001'] }),
+    amount: Type.Number({ description: 'Amount in major units', examples: [100.5] }),
+    currency: Type.String({ examples: ['RUB'] }),
+    status: Type.String({ enum: ['pending', 'hold', 'paid', 'failed', 'expired'] }),
+    service: Type.String({ examples: ['card'] }),
+    url: Type.String({ format: 'uri', description: 'Payment page link' }),
+    qr_data: Type.String({ description: 'What the QR code encodes' }),
+    credited: Nullable(Type.Number({ description: 'Amount credited after the service fee; null until paid' })),
+    expired_at: Timestamp,
+    paid_at: Nullable(Timestamp),
+    created_at: Timestamp,
+  },
+  { $id: 'Invoice', additionalProperties: false },
+)
+
+export const SECURITY = [{ ApiKey: [] }]

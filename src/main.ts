@@ -1,0 +1,190 @@
+/**
+ * Composition root: the only module that wires adapters to use cases (ARCHITECTURE.md 2).
+ * `invoice-service serve` (what `npm start` runs) and every CLI command start here.
+ */
+import { pino, type Logger } from 'pino'
+import type { FastifyInstance } from 'fastify'
+import { openSqliteStore } from './adapters/db/sqlite.js'
+import { sandboxProvider } from './adapters/sandbox-provider/sandbox-provider.js'
+import { systemClock } from './adapters/system/clock.js'
+import { nodeSecrets } from './adapters/system/secrets.js'
+import { createUuidV7 } from './adapters/system/uuid-v7.js'
+import { createApiKeyAuthenticator } from './app/authenticate-api-key.js'
+import { createInvoice } from './app/create-invoice.js'
+import type { AppDeps } from './app/deps.js'
+import { ensureDemoMerchant } from './app/ensure-demo-merchant.js'
+import { getInvoice, getInvoiceInfo } from './app/get-invoice.js'
+import { listInvoices } from './app/list-invoices.js'
+import {
+  createMerchant,
+  issueApiKey,
+  listApiKeys,
+  listMerchants,
+  revokeApiKey,
+  rotateWebhookSecret,
+  setMerchantStatus,
+} from './app/manage-merchants.js'
+import type { CliCommands } from './cli/run-cli.js'
+import { runCli } from './cli/run-cli.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
+import { ALL_CURRENCY_CODES } from './domain/currencies.js'
+import type { Clock } from './ports/clock.js'
+import type { Store } from './ports/store.js'
+import { buildApp } from './http/build-app.js'
+import { qrDataUri, qrPng } from './http/qr.js'
+
+export const BODY_LIMIT = 16 * 1024
+
+export interface Runtime {
+  readonly config: Config
+  readonly store: Store
+  readonly deps: AppDeps
+  readonly logger: Logger
+}
+
+export interface RuntimeOverrides {
+  readonly clock?: Clock
+  readonly logger?: Logger
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({
+    level: config.logLevel,
+    // Defence in depth: no code logs these, and if one ever did they would still not reach the log.
+    redact: { paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'apiKey', 'api_key', 'secret', 'webhookSecret'], censor: '[redacted]' },
+  })
+}
+
+export async function openStore(config: Config): Promise<Store> {
+  if (config.database.kind === 'sqlite') {
+    return openSqliteStore({ path: config.database.path, synchronous: config.sqliteSynchronous })
+  }
+  throw new ConfigError(['DATABASE_URL: PostgreSQL support is not built into this version yet; use sqlite:<path>'])
+}
+
+/** Opens and migrates the store and binds the use cases' dependencies. */
+export async function createRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
+  const store = await openStore(config)
+  await store.migrate()
+  const clock = overrides.clock ?? systemClock
+  const deps: AppDeps = {
+    store,
+    clock,
+    newId: createUuidV7(() => clock.now().getTime()),
+    secrets: nodeSecrets,
+    provider: sandboxProvider,
+    catalog: { currencies: config.currencies, services: config.services },
+    publicUrl: config.publicUrl,
+    callbackAllowHttp: config.callbackAllowHttp,
+    lifetime: { default: config.invoiceLifetime, min: config.invoiceMinLifetime, max: config.invoiceMaxLifetime },
+    webhookSecretGrace: config.webhookSecretGrace,
+  }
+  return { config, store, deps, logger: overrides.logger ?? createLogger(config) }
+}
+
+/** The HTTP app over a runtime; tests call this with `sqlite::memory:` and a fake clock. */
+export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolean } = {}): Promise<FastifyInstance> {
+  const { deps } = rt
+  return buildApp(
+    {
+      publicUrl: rt.config.publicUrl,
+      authenticate: createApiKeyAuthenticator(deps, rt.config.keyCacheTtl),
+      invoices: {
+        create: (merchant, input) => createInvoice(deps, merchant, input),
+        getInfo: (merchant, query) => getInvoiceInfo(deps, merchant, query),
+        get: (merchant, id) => getInvoice(deps, merchant, id),
+        list: (merchant, query) => listInvoices(deps, merchant, query),
+        findPublic: (id) => deps.store.invoices.findById(id),
+      },
+      ping: () => deps.store.ping(),
+      now: () => deps.clock.now(),
+      qrPng,
+      qrDataUri,
+    },
+    { logger: rt.logger, publicUrl: rt.config.publicUrl, bodyLimit: BODY_LIMIT, defaultMetrics: opts.defaultMetrics ?? true },
+  )
+}
+
+export function cliCommands(rt: Runtime): CliCommands {
+  const { deps } = rt
+  return {
+    migrate: () => deps.store.migrate(),
+    createMerchant: (input) => createMerchant(deps, input),
+    listMerchants: () => listMerchants(deps),
+    setMerchantStatus: (id, status) => setMerchantStatus(deps, id, status),
+    issueApiKey: (merchantId) => issueApiKey(deps, merchantId),
+    listApiKeys: (merchantId) => listApiKeys(deps, merchantId),
+    revokeApiKey: (keyId) => revokeApiKey(deps, keyId),
+    rotateWebhookSecret: (merchantId) => rotateWebhookSecret(deps, merchantId),
+  }
+}
+
+/** `serve`: migrate, print the demo merchant on a fresh database, listen, and shut down cleanly on SIGTERM/SIGINT. */
+export async function serve(config: Config): Promise<void> {
+  const rt = await createRuntime(config)
+  const app = await createHttpApp(rt)
+  if (!config.isProduction) {
+    const demo = await ensureDemoMerchant(rt.deps)
+    if (demo !== undefined) printDemo(config, demo.merchant.id, demo.apiKey, demo.webhookSecret)
+  }
+  await app.listen({ port: config.port, host: config.host })
+  let closing = false
+  const shutdown = (signal: string): void => {
+    if (closing) return
+    closing = true
+    rt.logger.info({ signal }, 'shutting down')
+    void app
+      .close()
+      .then(() => rt.store.close())
+      .then(() => rt.logger.flush())
+      .finally(() => process.exit(0))
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+}
+
+function printDemo(config: Config, merchantId: string, apiKey: string, webhookSecret: string): void {
+  const body = JSON.stringify({ order_id: 'demo-1', amount: '100.00', currency: config.currencies[0] ?? 'RUB', comment: 'Demo order' })
+  const base = config.publicUrl
+  process.stdout.write(
+    [
+      '',
+      'Demo merchant created (shown once; this database had no merchants):',
+      `  merchant_id:    ${merchantId}`,
+      `  api_key:        ${apiKey}`,
+      `  webhook_secret: ${webhookSecret}`,
+      '',
+      'Create an invoice:',
+      `  curl -s -X POST ${base}/api/v1/invoices -H 'Content-Type: application/json' -H 'X-Api-Key: ${apiKey}' -d '${body}'`,
+      'Read it back:',
+      `  curl -s '${base}/api/invoice/getInfo?merchant_id=${merchantId}&order_id=demo-1' -H 'X-Api-Key: ${apiKey}'`,
+      '',
+      '',
+    ].join('\n'),
+  )
+}
+
+/** Entry point of the `invoice-service` binary. */
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let config: Config
+  try {
+    config = loadConfig(env, (c) => ALL_CURRENCY_CODES.includes(c))
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`)
+      return 78 // EX_CONFIG
+    }
+    throw err
+  }
+  const [command = 'serve'] = argv
+  if (command === 'serve') {
+    await serve(config)
+    return -1 // keep running
+  }
+  const rt = await createRuntime(config, { logger: pino({ level: 'silent' }) })
+  try {
+    return await runCli(argv, cliCommands(rt), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) })
+  } finally {
+    await rt.store.close()
+  }
+}

@@ -1,0 +1,113 @@
+import type { Invoice, InvoiceEvent, Status } from '../domain/invoice.js'
+import type { ApiKeyId, InvoiceId, MerchantId } from '../domain/ids.js'
+import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../domain/merchant.js'
+
+/** A page position for newest-first listings: the last row's (createdAt, id). */
+export interface Cursor {
+  readonly createdAt: Date
+  readonly id: string
+}
+
+export interface InvoiceListQuery {
+  readonly merchantId: MerchantId
+  /** Filter by status as it reads (a pending invoice past expiry counts as expired). */
+  readonly status?: Status
+  readonly createdFrom?: Date
+  readonly createdTo?: Date
+  readonly after?: Cursor
+  readonly limit: number
+  /** The time `status` is read at. */
+  readonly now: Date
+}
+
+export interface InvoiceReader {
+  /** The invoice with this id, whoever owns it (public pages); undefined when none. */
+  findById(id: InvoiceId): Promise<Invoice | undefined>
+  /** The newest invoice of this merchant with this order_id (API.md B3: getInfo by order_id reads the newest). */
+  findByOrderId(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined>
+  /** Newest first, at most `limit` rows. */
+  list(query: InvoiceListQuery): Promise<Invoice[]>
+}
+
+export interface InvoiceRepo extends InvoiceReader {
+  /** Inserts unless a live invoice (pending, hold, paid) holds the same (merchant, order_id): the unique index decides. */
+  insert(inv: Invoice): Promise<'inserted' | 'live_order_exists'>
+  /** The live invoice holding (merchant, order_id), if any. */
+  findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined>
+  /** Compare-and-set on status: writes `inv` only if the stored status is still `expected`. */
+  update(inv: Invoice, expected: Status): Promise<boolean>
+}
+
+export interface EventRepo {
+  /** Appends an outbox event; call in the transaction of the transition that caused it. */
+  append(event: InvoiceEvent): Promise<void>
+  /** Events of one invoice, oldest first. */
+  listByInvoice(invoiceId: InvoiceId): Promise<InvoiceEvent[]>
+}
+
+export interface MerchantReader {
+  findById(id: MerchantId): Promise<Merchant | undefined>
+  list(): Promise<Merchant[]>
+  count(): Promise<number>
+}
+
+export interface MerchantRepo extends MerchantReader {
+  insert(merchant: Merchant): Promise<void>
+  setStatus(id: MerchantId, status: MerchantStatus): Promise<boolean>
+}
+
+export interface ApiKeyReader {
+  /** The key with this hash and its merchant, revoked or not; undefined when no key has this hash. */
+  findByHash(hash: string): Promise<{ key: ApiKeyRecord; merchant: Merchant } | undefined>
+  listByMerchant(merchantId: MerchantId): Promise<ApiKeyRecord[]>
+}
+
+export interface ApiKeyRepo extends ApiKeyReader {
+  insert(key: ApiKeyRecord): Promise<void>
+  /** Marks the key revoked at `at`; false when there is no such key or it was already revoked. */
+  revoke(id: ApiKeyId, at: Date): Promise<boolean>
+}
+
+export interface WebhookSecretReader {
+  /** Secrets that sign now, newest first: the current one and any still in their rotation grace period. */
+  listActive(merchantId: MerchantId, now: Date): Promise<WebhookSecret[]>
+}
+
+export interface WebhookSecretRepo extends WebhookSecretReader {
+  insert(secret: WebhookSecret): Promise<void>
+  /** Ends the grace period of every secret of the merchant that has none yet, at `expiresAt`. */
+  retireCurrent(merchantId: MerchantId, expiresAt: Date): Promise<void>
+}
+
+/** Everything one transaction can touch. */
+export interface Tx {
+  readonly invoices: InvoiceRepo
+  readonly events: EventRepo
+  readonly merchants: MerchantRepo
+  readonly apiKeys: ApiKeyRepo
+  readonly webhookSecrets: WebhookSecretRepo
+}
+
+/** The storage port; adapters: SQLite (embedded default) and PostgreSQL. */
+export interface Store {
+  /** Runs `fn` in one transaction: all its writes commit together or none do. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
+  readonly invoices: InvoiceReader
+  readonly events: Pick<EventRepo, 'listByInvoice'>
+  readonly merchants: MerchantReader
+  readonly apiKeys: ApiKeyReader
+  readonly webhookSecrets: WebhookSecretReader
+  /** Applies pending migrations; idempotent. */
+  migrate(): Promise<void>
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+/** Thrown by adapters when the database cannot be reached or written; mapped to 503 `unavailable`. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StoreUnavailableError'
+  }
+}

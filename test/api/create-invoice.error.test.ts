@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+
+describe('POST /api/v1/invoices — errors', () => {
+  let t: TestApp
+  let m: TestMerchant
+  beforeEach(async () => {
+    t = await buildTestApp()
+    m = await t.merchant()
+  })
+  afterEach(async () => t.close())
+
+  const post = (payload: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/invoices', payload, headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey, ...headers } })
+  const create = (body: Record<string, unknown>) => post(JSON.stringify(body))
+
+  const expectProblem = (res: { statusCode: number; headers: Record<string, unknown>; json: () => any }, status: number, code: string) => {
+    expect(res.statusCode).toBe(status)
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
+    const p = res.json()
+    expect(p).toMatchObject({ type: 'about:blank', status, code })
+    expect(typeof p.title).toBe('string')
+    expect(typeof p.detail).toBe('string')
+    return p
+  }
+
+  const countInvoices = async () => (await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 1000, now: t.clock.now() })).length
+
+  it('when a field is unknown, then 400 validation_failed naming it and nothing is created', async () => {
+    const p = expectProblem(await create({ order_id: 'E1', amount: 1, currency: 'RUB', callbak_url: 'https://x.example' }), 400, 'validation_failed')
+    expect(p.errors).toEqual([{ field: 'callbak_url', message: 'is not a known field' }])
+    expect(p.detail).toContain('callbak_url')
+    expect(await countInvoices()).toBe(0)
+  })
+
+  it('when required fields are missing, then each is named', async () => {
+    const p = expectProblem(await create({ comment: 'x' }), 400, 'validation_failed')
+    expect(p.errors.map((e: { field: string }) => e.field).sort()).toEqual(['amount', 'currency', 'order_id'])
+  })
+
+  it.each([
+    ['"100.500" for RUB', { amount: '100.500', currency: 'RUB' }, 'amount', 'at most 2 decimal places for RUB'],
+    ['a negative number', { amount: -5, currency: 'RUB' }, 'amount', 'positive'],
+    ['zero', { amount: 0, currency: 'RUB' }, 'amount', 'greater than 0'],
+    ['an exponent', { amount: '1e3', currency: 'RUB' }, 'amount', 'no sign, spaces or exponent'],
+    ['a signed string', { amount: '+10', currency: 'RUB' }, 'amount', 'no sign'],
+    ['spaces', { amount: ' 10', currency: 'RUB' }, 'amount', 'no sign'],
+    ['a boolean', { amount: true, currency: 'RUB' }, 'amount', ''],
+    ['below the minimum', { amount: '0.99', currency: 'RUB' }, 'amount', 'between 1.00 and 1000000.00'],
+    ['above the maximum', { amount: '1000000.01', currency: 'RUB' }, 'amount', 'between'],
+    ['a huge number', { amount: 1e300, currency: 'RUB' }, 'amount', ''],
+    ['a disabled currency', { amount: 1, currency: 'GBP' }, 'currency', 'enabled'],
+    ['a non-currency', { amount: 1, currency: 'XYZ' }, 'currency', 'enabled'],
+    ['an unknown service', { amount: 1, currency: 'RUB', service: 'cash' }, 'service', 'card, sbp'],
+    ['an http callback', { amount: 1, currency: 'RUB', callback_url: 'http://shop.example/h' }, 'callback_url', 'https'],
+    ['a relative callback', { amount: 1, currency: 'RUB', callback_url: '/hook' }, 'callback_url', 'absolute'],
+    ['a javascript: success_url', { amount: 1, currency: 'RUB', success_url: 'javascript:alert(1)' }, 'success_url', 'absolute'],
+    ['a too long comment', { amount: 1, currency: 'RUB', comment: 'x'.repeat(1025) }, 'comment', '1024'],
+    ['a too long order_id', { amount: 1, currency: 'RUB', order_id: 'o'.repeat(129) }, 'order_id', '128'],
+    ['an empty order_id', { amount: 1, currency: 'RUB', order_id: '' }, 'order_id', ''],
+    ['a control character in order_id', { amount: 1, currency: 'RUB', order_id: 'a\u0007b' }, 'order_id', 'control'],
+    ['a numeric order_id', { amount: 1, currency: 'RUB', order_id: 12 }, 'order_id', 'string'],
+    ['a lifetime below the bound', { amount: 1, currency: 'RUB', lifetime: 10 }, 'lifetime', '300'],
+    ['a lifetime above the bound', { amount: 1, currency: 'RUB', lifetime: 2_592_001 }, 'lifetime', '2592000'],
+    ['a fractional lifetime', { amount: 1, currency: 'RUB', lifetime: 400.5 }, 'lifetime', ''],
+    ['a too long callback_url', { amount: 1, currency: 'RUB', callback_url: `https://a.example/${'x'.repeat(2040)}` }, 'callback_url', '2048'],
+  ])('when the body has %s, then 400 validation_failed on that field', async (_name, fields, field, message) => {
+    const p = expectProblem(await create({ order_id: 'E2', ...fields }), 400, 'validation_failed')
+    const err = p.errors.find((e: { field: string }) => e.field === field)
+    expect(err, JSON.stringify(p.errors)).toBeDefined()
+    expect(err.message).toContain(message)
+    expect(await countInvoices()).toBe(0)
+  })
+
+  it('when the JSON is malformed, then 400 invalid_json', async () => {
+    expectProblem(await post('{"order_id": "x", '), 400, 'invalid_json')
+  })
+
+  it('when the body is empty, then 400 invalid_json', async () => {
+    expectProblem(await post(''), 400, 'invalid_json')
+  })
+
+  it('when the body is a JSON array or a string, then 400 validation_failed', async () => {
+    expectProblem(await post('[1,2]'), 400, 'validation_failed')
+    expectProblem(await post('"x"'), 400, 'validation_failed')
+  })
+
+  it('when the body carries __proto__, then it is refused and nothing is created', async () => {
+    const res = await post('{"order_id":"P","amount":1,"currency":"RUB","__proto__":{"admin":true}}')
+    expect(res.statusCode).toBe(400)
+    expect(['invalid_json', 'validation_failed']).toContain(res.json().code)
+    expect(await countInvoices()).toBe(0)
+  })
+
+  it('when the body is larger than 16 KiB, then 413 payload_too_large', async () => {
+    expectProblem(await create({ order_id: 'big', amount: 1, currency: 'RUB', comment: 'x'.repeat(17 * 1024) }), 413, 'payload_too_large')
+  })
+
+  it('when the content type is not JSON, then 415 unsupported_media_type', async () => {
+    expectProblem(await post('order_id=1', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type')
+    expectProblem(await post('{"order_id":"1"}', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type')
+  })
+
+  it('when the same order_id comes with another amount, then 409 order_id_conflict and the first invoice is unchanged', async () => {
+    const first = (await create({ order_id: 'C1', amount: '10.00', currency: 'RUB' })).json()
+    expectProblem(await create({ order_id: 'C1', amount: '11.00', currency: 'RUB' }), 409, 'order_id_conflict')
+    expectProblem(await create({ order_id: 'C1', amount: '10.00', currency: 'USD' }), 409, 'order_id_conflict')
+    expectProblem(await create({ order_id: 'C1', amount: '10.00', currency: 'RUB', service: 'sbp' }), 409, 'order_id_conflict')
+    const info = await t.app.inject({ url: `/api/v1/invoices/${first.order_id}`, headers: { 'x-api-key': m.apiKey } })
+    expect(info.json()).toMatchObject({ amount: 10, currency: 'RUB', service: 'card', status: 'pending' })
+    expect(await countInvoices()).toBe(1)
+  })
+
+  it('when an unknown route is called, then 404 not_found as a problem', async () => {
+    const res = await t.app.inject({ url: '/api/v1/nope' })
+    expectProblem(res, 404, 'not_found')
+    expect(res.headers['x-request-id']).toBeTruthy()
+  })
+
+  it('when the amount uses a currency the service does not support, then 400 on currency', async () => {
+    const t2 = await buildTestApp({ SERVICES: 'card,sbp:RUB' })
+    const m2 = await t2.merchant()
+    const res = await t2.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { 'content-type': 'application/json', 'x-api-key': m2.apiKey }, payload: JSON.stringify({ order_id: 'S', amount: 1, currency: 'USD', service: 'sbp' }) })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().errors[0]).toEqual({ field: 'currency', message: 'USD is not supported by service sbp' })
+    await t2.close()
+  })
+})

@@ -1,0 +1,48 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+
+describe('idempotent create under concurrency (API.md B3)', () => {
+  let t: TestApp
+  let m: TestMerchant
+  beforeEach(async () => {
+    t = await buildTestApp()
+    m = await t.merchant()
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+  })
+  afterEach(async () => t.close())
+
+  it('when 25 identical requests race over real sockets, then exactly one invoice exists and exactly one answer says is_new', async () => {
+    const { port } = t.app.server.address() as { port: number }
+    const body = JSON.stringify({ order_id: 'RACE-1', amount: '99.99', currency: 'RUB' })
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, () =>
+        fetch(`http://127.0.0.1:${port}/api/v1/invoices`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey }, body }).then(
+          async (r) => ({ status: r.status, body: (await r.json()) as { order_id: string; is_new: boolean } }),
+        ),
+      ),
+    )
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1)
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(24)
+    expect(answers.filter((a) => a.body.is_new)).toHaveLength(1)
+    expect(new Set(answers.map((a) => a.body.order_id)).size).toBe(1)
+    const all = await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 100, now: t.clock.now() })
+    expect(all).toHaveLength(1)
+  })
+
+  it('when requests with different amounts race for one order_id, then one invoice and the rest 200 or 409', async () => {
+    const { port } = t.app.server.address() as { port: number }
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(`http://127.0.0.1:${port}/api/v1/invoices`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+          body: JSON.stringify({ order_id: 'RACE-2', amount: i % 2 === 0 ? 10 : 20, currency: 'RUB' }),
+        }).then((r) => r.status),
+      ),
+    )
+    expect(answers.filter((s) => s === 201)).toHaveLength(1)
+    expect(answers.every((s) => s === 201 || s === 200 || s === 409)).toBe(true)
+    const all = await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 100, now: t.clock.now() })
+    expect(all).toHaveLength(1)
+  })
+})

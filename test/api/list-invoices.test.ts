@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+
+describe('GET /api/v1/invoices and /api/v1/invoices/{id}', () => {
+  let t: TestApp
+  let m: TestMerchant
+  const ids: string[] = []
+  beforeEach(async () => {
+    t = await buildTestApp()
+    m = await t.merchant()
+    ids.length = 0
+    for (let i = 0; i < 7; i += 1) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: `L-${i}`, amount: i + 1, currency: 'RUB', lifetime: i === 0 ? 300 : 3600 }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+      ids.push(res.json().order_id)
+      t.clock.advance(60)
+    }
+  })
+  afterEach(async () => t.close())
+
+  const list = (query = '') => t.app.inject({ url: `/api/v1/invoices${query}`, headers: { 'x-api-key': m.apiKey } })
+
+  it('when listing, then newest first, and the cursor walks every page exactly once', async () => {
+    const seen: string[] = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const res = await list(`?limit=3${cursor === null ? '' : `&cursor=${cursor}`}`)
+      expect(res.statusCode).toBe(200)
+      const body = res.json()
+      seen.push(...body.data.map((i: { id: string }) => i.id))
+      cursor = body.next_cursor
+      pages += 1
+    } while (cursor !== null)
+    expect(pages).toBe(3)
+    expect(seen).toEqual([...ids].reverse())
+  })
+
+  it('when filtering by status, then the read status counts (a pending invoice past expiry is expired)', async () => {
+    // L-0 had a 300 s lifetime and 7 minutes have passed
+    const expired = (await list('?status=expired')).json().data
+    expect(expired.map((i: { id: string }) => i.id)).toEqual([ids[0]])
+    expect(expired[0].status).toBe('expired')
+    const pending = (await list('?status=pending')).json().data
+    expect(pending).toHaveLength(6)
+    expect((await list('?status=paid')).json().data).toEqual([])
+  })
+
+  it('when filtering by creation time, then from is inclusive and to exclusive', async () => {
+    const from = new Date(Date.parse('2026-11-22T10:00:00.000Z') + 120_000).toISOString()
+    const to = new Date(Date.parse('2026-11-22T10:00:00.000Z') + 240_000).toISOString()
+    const data = (await list(`?created_from=${from}&created_to=${to}`)).json().data
+    expect(data.map((i: { order_id: string }) => i.order_id)).toEqual(['L-3', 'L-2'])
+  })
+
+  it.each([
+    ['?status=done', 'status'],
+    ['?limit=0', 'limit'],
+    ['?limit=201', 'limit'],
+    ['?limit=abc', 'limit'],
+    ['?created_from=yesterday', 'created_from'],
+    ['?cursor=%%%', 'cursor'],
+    ['?cursor=bm90LWEtY3Vyc29y', 'cursor'],
+  ])('when the query is %s, then 400 validation_failed naming %s', async (query, field) => {
+    const res = await list(query)
+    expect(res.statusCode).toBe(400)
+    expect(res.json().code).toBe('validation_failed')
+    expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field)
+  })
+
+  it('when reading one invoice by id, then it has the getInfo shape', async () => {
+    const res = await t.app.inject({ url: `/api/v1/invoices/${ids[3]}`, headers: { 'x-api-key': m.apiKey } })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ id: ids[3], order_id: 'L-3', amount: 4 })
+    const bad = await t.app.inject({ url: '/api/v1/invoices/not-a-uuid', headers: { 'x-api-key': m.apiKey } })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json().code).toBe('validation_failed')
+    const missing = await t.app.inject({ url: '/api/v1/invoices/00000000-0000-7000-8000-000000000000', headers: { 'x-api-key': m.apiKey } })
+    expect(missing.json().code).toBe('invoice_not_found')
+  })
+})

@@ -1,0 +1,113 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const run = promisify(execFile)
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'invoice-service.js')
+
+/** Runs the real binary (built dist/) in a child process against a temp SQLite file. */
+async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('invoice-service CLI (child process)', () => {
+  let dir: string
+  let env: Record<string, string>
+  beforeAll(async () => {
+    // the binary runs the compiled code: build it once for this file
+    await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: join(import.meta.dirname, '..', '..') })
+    dir = mkdtempSync(join(tmpdir(), 'invoice-cli-'))
+    env = { DATABASE_URL: `sqlite:${join(dir, 'cli.db')}` }
+  }, 120_000)
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('when migrate runs, then it succeeds and is idempotent', async () => {
+    expect((await cli(['migrate'], env)).code).toBe(0)
+    const again = await cli(['migrate', '--json'], env)
+    expect(again.code).toBe(0)
+    expect(JSON.parse(again.stdout)).toEqual({ migrated: true })
+  })
+
+  it('when a merchant is created with --json, then stdout is one JSON object with the credentials', async () => {
+    const res = await cli(['merchant', 'create', '--name', 'Acme', '--default-service', 'sbp', '--json'], env)
+    expect(res.code).toBe(0)
+    expect(res.stderr).toBe('')
+    const obj = JSON.parse(res.stdout)
+    expect(obj).toMatchObject({ name: 'Acme', default_service: 'sbp' })
+    expect(obj.merchant_id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(obj.api_key).toMatch(/^mk_[A-Za-z0-9_-]{43}$/)
+    expect(obj.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+    expect(res.stdout.trim().split('\n')).toHaveLength(1)
+
+    const list = JSON.parse((await cli(['merchant', 'list', '--json'], env)).stdout)
+    expect(list.merchants.map((m: { merchant_id: string }) => m.merchant_id)).toContain(obj.merchant_id)
+
+    const human = await cli(['merchant', 'list'], env)
+    expect(human.stdout).toContain('Acme')
+  })
+
+  it('when keys are created, listed and revoked, then the listing shows prefixes only and the revocation', async () => {
+    const m = JSON.parse((await cli(['merchant', 'create', '--name', 'Keys', '--json'], env)).stdout)
+    const k = JSON.parse((await cli(['key', 'create', '--merchant', m.merchant_id, '--json'], env)).stdout)
+    expect(k.api_key).toMatch(/^mk_/)
+    const keys = JSON.parse((await cli(['key', 'list', '--merchant', m.merchant_id, '--json'], env)).stdout).keys
+    expect(keys).toHaveLength(2)
+    expect(JSON.stringify(keys)).not.toContain(k.api_key)
+    expect(JSON.stringify(keys)).not.toContain(m.api_key)
+    const revoked = await cli(['key', 'revoke', k.key_id, '--json'], env)
+    expect(revoked.code).toBe(0)
+    const after = JSON.parse((await cli(['key', 'list', '--merchant', m.merchant_id, '--json'], env)).stdout).keys
+    expect(after.find((x: { key_id: string }) => x.key_id === k.key_id).revoked_at).not.toBeNull()
+    const twice = await cli(['key', 'revoke', k.key_id], env)
+    expect(twice.code).not.toBe(0)
+    expect(twice.stderr).toContain('not_found')
+  })
+
+  it('when a merchant is disabled and enabled, then its status follows', async () => {
+    const m = JSON.parse((await cli(['merchant', 'create', '--name', 'Toggle', '--json'], env)).stdout)
+    expect(JSON.parse((await cli(['merchant', 'disable', m.merchant_id, '--json'], env)).stdout).status).toBe('disabled')
+    expect(JSON.parse((await cli(['merchant', 'enable', m.merchant_id, '--json'], env)).stdout).status).toBe('active')
+  })
+
+  it('when the webhook secret is rotated, then a new secret is printed with the old one’s grace end', async () => {
+    const m = JSON.parse((await cli(['merchant', 'create', '--name', 'Rotate', '--json'], env)).stdout)
+    const r = JSON.parse((await cli(['webhook-secret', 'rotate', '--merchant', m.merchant_id, '--json'], env)).stdout)
+    expect(r.webhook_secret).toMatch(/^whsec_/)
+    expect(r.webhook_secret).not.toBe(m.webhook_secret)
+    expect(Date.parse(r.previous_valid_until) - Date.now()).toBeGreaterThan(86_000_000)
+  })
+
+  it('when the input is bad, then stderr explains and the exit code is not 0', async () => {
+    const cases: [string[], RegExp][] = [
+      [['merchant', 'create'], /missing --name/],
+      [['merchant', 'create', '--name', 'X', '--default-service', 'cash'], /default_service/],
+      [['merchant', 'disable', 'not-a-uuid'], /merchant_id: must be a UUID/],
+      [['merchant', 'enable', '00000000-0000-7000-8000-000000000000'], /no merchant/],
+      [['key', 'create'], /missing --merchant/],
+      [['frobnicate'], /unknown command/],
+      [['merchant', 'list', '--bogus'], /bogus/],
+    ]
+    for (const [args, message] of cases) {
+      const res = await cli(args, env)
+      expect(res.code, args.join(' ')).not.toBe(0)
+      expect(res.stderr).toMatch(message)
+      expect(res.stdout).toBe('')
+    }
+  })
+
+  it('when the configuration is bad, then the command stops naming the variable', async () => {
+    const res = await cli(['merchant', 'list'], { ...env, LOG_LEVEL: 'loud', PORT: 'x' })
+    expect(res.code).toBe(78)
+    expect(res.stderr).toContain('LOG_LEVEL')
+    expect(res.stderr).toContain('PORT')
+  })
+})

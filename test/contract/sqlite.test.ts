@@ -1,0 +1,108 @@
+/** The Store contract on SQLite (in memory and in a WAL file), and how SQLite reports an unavailable database. */
+import { randomUUID } from 'node:crypto'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import { isSqliteUnavailable, openSqliteStore } from '../../src/adapters/db/sqlite.js'
+import { StoreUnavailableError } from '../../src/ports/store.js'
+import { invoiceFixture, merchantFixture } from './fixtures.js'
+import { describeStoreContract } from './store.contract.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'store-contract-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const freshFile = () => join(dir, randomUUID(), 'invoice-service.db') // the directory does not exist yet
+
+describeStoreContract('SQLite :memory:', () => openSqliteStore({ path: ':memory:', synchronous: 'full' }))
+describeStoreContract('SQLite file (WAL)', () => openSqliteStore({ path: freshFile(), synchronous: 'normal' }))
+
+describe('SQLite store', () => {
+  it('when opened on a file in a missing directory, then the directory is created and the database is in WAL mode', async () => {
+    const path = freshFile()
+    const store = await openSqliteStore({ path, synchronous: 'full' })
+    await store.migrate()
+    const m = merchantFixture()
+    await store.transaction((tx) => tx.merchants.insert(m))
+    const probe = new BetterSqlite3(path, { readonly: true })
+    try {
+      expect(probe.pragma('journal_mode', { simple: true })).toBe('wal')
+      expect(probe.prepare('select name from merchants where id = ?').get(m.id)).toEqual({ name: m.name })
+    } finally {
+      probe.close()
+    }
+    expect(existsSync(`${path}-wal`)).toBe(true)
+    await store.close()
+  })
+
+  it('when the data survives a reopen, then migrate on the existing file is a no-op', async () => {
+    const path = freshFile()
+    const m = merchantFixture()
+    const first = await openSqliteStore({ path, synchronous: 'full' })
+    await first.migrate()
+    await first.transaction((tx) => tx.merchants.insert(m))
+    await first.close()
+    const second = await openSqliteStore({ path, synchronous: 'full' })
+    await second.migrate()
+    expect(await second.merchants.findById(m.id)).toEqual(m)
+    await second.close()
+  })
+
+  it('when another process holds the write lock past busy_timeout, then a write rejects with StoreUnavailableError', async () => {
+    const path = freshFile()
+    const store = await openSqliteStore({ path, synchronous: 'full', busyTimeoutMs: 50 })
+    await store.migrate()
+    const m = merchantFixture()
+    await store.transaction((tx) => tx.merchants.insert(m))
+    const other = new BetterSqlite3(path)
+    other.exec('begin exclusive')
+    try {
+      const err = await store.transaction((tx) => tx.invoices.insert(invoiceFixture(m.id))).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(err).toBeInstanceOf(StoreUnavailableError)
+      expect((err as Error).cause).toMatchObject({ code: expect.stringMatching(/^SQLITE_BUSY/) })
+      // readers are not blocked by a writer in WAL mode
+      expect(await store.merchants.findById(m.id)).toEqual(m)
+    } finally {
+      other.exec('rollback')
+      other.close()
+    }
+    // once the lock is gone, the store works again
+    const inv = invoiceFixture(m.id)
+    expect(await store.transaction((tx) => tx.invoices.insert(inv))).toBe('inserted')
+    await store.close()
+  })
+
+  it('when the file cannot be opened as a database, then openSqliteStore rejects with StoreUnavailableError', async () => {
+    const path = join(dir, randomUUID())
+    const asDirectory = await openSqliteStore({ path: join(path, 'x.db'), synchronous: 'full' })
+    await asDirectory.close()
+    // the path now names a directory: SQLITE_CANTOPEN
+    await expect(openSqliteStore({ path, synchronous: 'full' })).rejects.toBeInstanceOf(StoreUnavailableError)
+  })
+
+  it('when the database directory cannot be created, then openSqliteStore rejects with StoreUnavailableError', async () => {
+    const file = freshFile()
+    const store = await openSqliteStore({ path: file, synchronous: 'full' })
+    await store.close()
+    // a directory below a regular file cannot exist (ENOTDIR), whoever runs the test (root ignores modes)
+    await expect(openSqliteStore({ path: join(file, 'sub', 'x.db'), synchronous: 'full' })).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    )
+  })
+
+  it('when SQLite reports a lock, I/O, full-disk, read-only or cannot-open error, then it counts as unavailable; a constraint does not', () => {
+    const sqliteError = (code: string, message = code) => Object.assign(new Error(message), { code })
+    for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_IOERR_WRITE', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_CANTOPEN']) {
+      expect(isSqliteUnavailable(sqliteError(code)), code).toBe(true)
+    }
+    expect(isSqliteUnavailable(new TypeError('The database connection is not open'))).toBe(true)
+    expect(isSqliteUnavailable(sqliteError('SQLITE_ERROR', 'database is locked'))).toBe(true)
+    for (const code of ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY', 'SQLITE_ERROR', 'SQLITE_BUSYNESS']) {
+      expect(isSqliteUnavailable(sqliteError(code)), code).toBe(false)
+    }
+    expect(isSqliteUnavailable('SQLITE_BUSY')).toBe(false)
+  })
+})
