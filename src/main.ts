@@ -15,6 +15,12 @@ import type { AppDeps } from './app/deps.js'
 import { ensureDemoMerchant } from './app/ensure-demo-merchant.js'
 import { getInvoice, getInvoiceInfo } from './app/get-invoice.js'
 import { listInvoices } from './app/list-invoices.js'
+import { cancelInvoice } from './app/cancel-invoice.js'
+import { captureInvoice } from './app/capture-invoice.js'
+import { getPaymentView } from './app/get-payment-view.js'
+import { simulatePayment } from './app/simulate-payment.js'
+import { expireDueInvoices, failStaleHolds } from './app/sweep-invoices.js'
+import { startSweeper, type Sweeper } from './worker/sweeper.js'
 import {
   createMerchant,
   issueApiKey,
@@ -95,7 +101,14 @@ export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolea
         get: (merchant, id) => getInvoice(deps, merchant, id),
         list: (merchant, query) => listInvoices(deps, merchant, query),
         findPublic: (id) => deps.store.invoices.findById(id),
+        capture: (merchant, id) => captureInvoice(deps, merchant, id),
+        cancel: (merchant, id) => cancelInvoice(deps, merchant, id),
       },
+      payments: {
+        view: (id) => getPaymentView(deps, id),
+        simulate: (id, outcome) => simulatePayment(deps, id, outcome),
+      },
+      sandbox: rt.config.sandbox,
       ping: () => deps.store.ping(),
       now: () => deps.clock.now(),
       qrPng,
@@ -119,6 +132,20 @@ export function cliCommands(rt: Runtime): CliCommands {
   }
 }
 
+export const SWEEP_BATCH = 200
+
+/** The clock-driven transitions (expiry, hold lifetime), run in-process by every instance. */
+export function startWorkers(rt: Runtime, intervalMs = 500): Sweeper {
+  const { deps } = rt
+  return startSweeper(
+    [
+      { name: 'expire-invoices', run: () => expireDueInvoices(deps, SWEEP_BATCH) },
+      { name: 'fail-stale-holds', run: () => failStaleHolds({ ...deps, holdLifetimeSeconds: rt.config.holdLifetime }, SWEEP_BATCH) },
+    ],
+    { intervalMs, log: rt.logger, batch: SWEEP_BATCH },
+  )
+}
+
 /** `serve`: migrate, print the demo merchant on a fresh database, listen, and shut down cleanly on SIGTERM/SIGINT. */
 export async function serve(config: Config): Promise<void> {
   const rt = await createRuntime(config)
@@ -128,6 +155,7 @@ export async function serve(config: Config): Promise<void> {
     if (demo !== undefined) printDemo(config, demo.merchant.id, demo.apiKey, demo.webhookSecret)
   }
   await app.listen({ port: config.port, host: config.host })
+  const workers = startWorkers(rt)
   let closing = false
   const shutdown = (signal: string): void => {
     if (closing) return
@@ -135,6 +163,7 @@ export async function serve(config: Config): Promise<void> {
     rt.logger.info({ signal }, 'shutting down')
     void app
       .close()
+      .then(() => workers.stop())
       .then(() => rt.store.close())
       .then(() => rt.logger.flush())
       .finally(() => process.exit(0))

@@ -6,6 +6,7 @@ import type { HttpDeps, HttpOptions } from './deps.js'
 import { registerProblemJson } from './plugins/problem-json.js'
 import { registerRequestId, requestIdOf } from './plugins/request-id.js'
 import { invoiceRoutes } from './routes/invoices.js'
+import { payRoutes } from './routes/pay.js'
 import { publicRoutes } from './routes/public.js'
 import { FieldErrorSchema, InvoiceSchema, ProblemSchema } from './schemas/common.js'
 import { CreateInvoiceResponse, InvoiceListResponse } from './schemas/invoices.js'
@@ -44,5 +45,6 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   const full: HttpDeps = { ...deps, metrics }
   invoiceRoutes(app, full)
   publicRoutes(app, full)
+  await payRoutes(app, full)
   return app
 }

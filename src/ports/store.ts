@@ -36,6 +36,10 @@ export interface InvoiceRepo extends InvoiceReader {
   findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined>
   /** Compare-and-set on status: writes `inv` only if the stored status is still `expected`. */
   update(inv: Invoice, expected: Status): Promise<boolean>
+  /** Pending invoices whose `expiresAt` is at or before `now`, earliest first (the expiry sweeper). */
+  listExpiredPending(now: Date, limit: number): Promise<Invoice[]>
+  /** Held invoices whose `heldAt` is at or before `heldBefore`, earliest first (the hold-lifetime sweeper). */
+  listStaleHolds(heldBefore: Date, limit: number): Promise<Invoice[]>
 }
 
 export interface EventRepo {

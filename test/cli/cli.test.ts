@@ -23,8 +23,7 @@ describe('invoice-service CLI (child process)', () => {
   let dir: string
   let env: Record<string, string>
   beforeAll(async () => {
-    // the binary runs the compiled code: build it once for this file
-    await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: join(import.meta.dirname, '..', '..') })
+    // the binary runs the compiled code, built by test/global-setup.ts
     dir = mkdtempSync(join(tmpdir(), 'invoice-cli-'))
     env = { DATABASE_URL: `sqlite:${join(dir, 'cli.db')}` }
   }, 120_000)

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { loadConfig, type Config } from '../../src/config.js'
 import { ALL_CURRENCY_CODES } from '../../src/domain/currencies.js'
-import { cliCommands, createHttpApp, createRuntime, type Runtime } from '../../src/main.js'
+import { cliCommands, createHttpApp, createRuntime, startWorkers, type Runtime } from '../../src/main.js'
 import type { Clock } from '../../src/ports/clock.js'
 import { FakeClock } from './fake-clock.js'
 
@@ -18,6 +18,8 @@ export interface TestApp {
   readonly rt: Runtime
   readonly config: Config
   readonly clock: FakeClock
+  /** Runs the clock-driven sweeps (expiry, hold lifetime) now, as the worker would on its next tick. */
+  sweep(): Promise<void>
   /** Creates a merchant through the same use case the CLI uses. */
   merchant(name?: string, defaultService?: string): Promise<TestMerchant>
   close(): Promise<void>
@@ -37,6 +39,8 @@ export async function buildTestApp(
   const app = await createHttpApp(rt, { defaultMetrics: false })
   await app.ready()
   const commands = cliCommands(rt)
+  // the real worker, with a timer too slow to fire in a test: tests drive it with sweep() and the fake clock
+  const workers = startWorkers(rt, 3_600_000)
   return {
     app,
     rt,
@@ -46,7 +50,9 @@ export async function buildTestApp(
       const m = await commands.createMerchant({ name, defaultService })
       return { id: m.merchant.id, apiKey: m.apiKey, apiKeyId: m.apiKeyId, webhookSecret: m.webhookSecret }
     },
+    sweep: () => workers.tick(),
     async close() {
+      await workers.stop()
       await app.close()
       await rt.store.close()
     },

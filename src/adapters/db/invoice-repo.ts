@@ -119,6 +119,34 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     )
     return result.numUpdatedRows > 0n
   }
+
+  async listExpiredPending(now: Date, limit: number): Promise<Invoice[]> {
+    const rows = await this.#guard(
+      this.#db
+        .selectFrom('invoices')
+        .select(INVOICE_COLUMNS)
+        .where('status', '=', 'pending')
+        .where('expires_at', '<=', now.getTime())
+        .orderBy('expires_at', 'asc')
+        .limit(limit)
+        .execute(),
+    )
+    return rows.map(rowToInvoice)
+  }
+
+  async listStaleHolds(heldBefore: Date, limit: number): Promise<Invoice[]> {
+    const rows = await this.#guard(
+      this.#db
+        .selectFrom('invoices')
+        .select(INVOICE_COLUMNS)
+        .where('status', '=', 'hold')
+        .where('held_at', '<=', heldBefore.getTime())
+        .orderBy('held_at', 'asc')
+        .limit(limit)
+        .execute(),
+    )
+    return rows.map(rowToInvoice)
+  }
 }
 
 /** API.md B4: the filter follows the status as it reads — a pending invoice past expiry is expired. */

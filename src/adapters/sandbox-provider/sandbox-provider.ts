@@ -7,4 +7,7 @@ import type { PaymentProvider } from '../../ports/payment-provider.js'
 export const sandboxProvider: PaymentProvider = {
   name: 'sandbox',
   createPayment: (request) => ({ url: request.payUrl, qrData: request.payUrl }),
+  // The sandbox holds no real funds: capturing or releasing a hold always succeeds.
+  captureHold: async () => undefined,
+  releaseHold: async () => undefined,
 }

@@ -127,4 +127,29 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
       return { data: invoices.map((i) => invoiceToWire(i, now)), next_cursor: nextCursor }
     },
   )
+
+  for (const action of ['capture', 'cancel'] as const) {
+    r.post(
+      `/api/v1/invoices/:invoice_id/${action}`,
+      {
+        onRequest,
+        schema: {
+          operationId: `${action}Invoice`,
+          summary: action === 'capture' ? 'Capture a hold: hold → paid' : 'Cancel an invoice: pending or hold → failed',
+          description:
+            action === 'capture'
+              ? "Settles the buyer's authorised funds. Only a hold can be captured; anything else is 409 invalid_transition."
+              : 'Cancels a pending invoice (e.g. to re-create its order with a new amount) or releases a hold. Final invoices answer 409 invalid_transition.',
+          tags: ['invoices'],
+          security: SECURITY,
+          params: InvoiceIdParams,
+          response: { 200: Type.Ref(InvoiceSchema), ...problems(...AUTH_ERRORS, 'validation_failed', 'invoice_not_found', 'invalid_transition') },
+        },
+      },
+      async (request) => {
+        const invoice = await deps.invoices[action](request.merchant, request.params.invoice_id)
+        return invoiceToWire(invoice, deps.now())
+      },
+    )
+  }
 }

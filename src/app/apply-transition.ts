@@ -1,0 +1,83 @@
+import { findService } from '../domain/catalog.js'
+import { currencyExponent } from '../domain/currencies.js'
+import { AppError } from '../domain/errors.js'
+import type { EventId, InvoiceId } from '../domain/ids.js'
+import { readStatus, transition, type Invoice, type Status } from '../domain/invoice.js'
+import { asMinor, computeFee, type Minor } from '../domain/money.js'
+import type { Tx } from '../ports/store.js'
+import type { AppDeps } from './deps.js'
+
+export type TransitionDeps = Pick<AppDeps, 'store' | 'clock' | 'newId' | 'catalog'>
+export type Target = Exclude<Status, 'pending'>
+
+/** API.md B4: credited = amount − the service's fee (rounded half up to the minor unit); never below 0. */
+export function creditedFor(deps: Pick<AppDeps, 'catalog'>, inv: Invoice): Minor {
+  const fee = findService(deps.catalog, inv.service)?.fee
+  const exponent = currencyExponent(inv.currency)
+  if (fee === undefined || exponent === undefined) return inv.amount
+  return asMinor(inv.amount - computeFee(inv.amount, exponent, fee))
+}
+
+/**
+ * Moves one invoice to `to` inside `tx`: the pure status machine decides, a compare-and-set on the status
+ * writes, and the outbox event is appended in the same transaction (API.md B5). When another writer changed
+ * the status between our read and our write, the invoice is read again and the machine decides anew, so two
+ * racing transitions can never both win.
+ */
+export async function transitionIn(
+  tx: Tx,
+  deps: TransitionDeps,
+  load: () => Promise<Invoice | undefined>,
+  to: Target,
+  now: Date,
+  onlyFrom?: readonly Status[],
+): Promise<Invoice> {
+  for (let round = 0; round < 5; round += 1) {
+    const current = await load()
+    if (current === undefined) throw new AppError('invoice_not_found', 'no such invoice')
+    const from = readStatus(current, now)
+    if (onlyFrom !== undefined && !onlyFrom.includes(from)) {
+      throw new AppError('invalid_transition', `a ${from} invoice cannot become ${to} this way (only from ${onlyFrom.join(' or ')})`)
+    }
+    const result = transition(current, {
+      to,
+      now,
+      eventId: deps.newId() as EventId,
+      ...(to === 'paid' && { credited: creditedFor(deps, current) }),
+    })
+    if (!result.ok) {
+      throw new AppError('invalid_transition', `a ${result.from} invoice cannot become ${to}`)
+    }
+    if (await tx.invoices.update(result.invoice, current.status)) {
+      await tx.events.append(result.event)
+      return result.invoice
+    }
+  }
+  throw new Error(`invoice status kept changing under transition to ${to}`)
+}
+
+export interface TransitionScope {
+  /** Only this merchant's invoice; another's is reported as not found. */
+  readonly merchantId?: string
+  /** Only from these (read) statuses, narrower than the status machine (capture is hold → paid only). */
+  readonly onlyFrom?: readonly Status[]
+}
+
+/** Transition of one invoice by id in a transaction of its own. */
+export async function transitionById(deps: TransitionDeps, id: InvoiceId, to: Target, scope: TransitionScope = {}): Promise<Invoice> {
+  const { merchantId, onlyFrom } = scope
+  const now = deps.clock.now()
+  return deps.store.transaction((tx) =>
+    transitionIn(
+      tx,
+      deps,
+      async () => {
+        const inv = await tx.invoices.findById(id)
+        return merchantId === undefined || inv?.merchantId === merchantId ? inv : undefined
+      },
+      to,
+      now,
+      onlyFrom,
+    ),
+  )
+}

@@ -1,0 +1,16 @@
+import type { Invoice } from '../domain/invoice.js'
+import type { Merchant } from '../domain/merchant.js'
+import type { AppDeps } from './deps.js'
+import { transitionById, type TransitionDeps } from './apply-transition.js'
+import { settleHoldAtProvider } from './settle-hold.js'
+import { requireInvoiceId } from './invoice-id.js'
+
+/**
+ * POST /api/v1/invoices/{id}/cancel (API.md B5, C): pending or hold → failed, e.g. to re-create an order with
+ * a new amount; a hold's funds are released at the provider first. Another merchant's invoice is 404.
+ */
+export async function cancelInvoice(deps: TransitionDeps & Pick<AppDeps, 'provider'>, merchant: Merchant, id: string): Promise<Invoice> {
+  const invoiceId = requireInvoiceId(id)
+  await settleHoldAtProvider(deps, merchant, invoiceId, 'release')
+  return transitionById(deps, invoiceId, 'failed', { merchantId: merchant.id, onlyFrom: ['pending', 'hold'] })
+}

@@ -1,0 +1,169 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import formbody from '@fastify/formbody'
+import { Type, type Static } from '@sinclair/typebox'
+import { AppError } from '../../domain/errors.js'
+import { parseUuid, type InvoiceId } from '../../domain/ids.js'
+import { readStatus, type Invoice, type Status } from '../../domain/invoice.js'
+import type { HttpDeps } from '../deps.js'
+import { problems } from '../schemas/common.js'
+import { HTML_NOT_FOUND, HTML_PAGE, PayParams, PayQuery, PayStatusResponse, SimulateBody } from '../schemas/pay.js'
+import { ASSETS } from '../views/assets.js'
+import { isLang, negotiateLang } from '../views/i18n.js'
+import { payPath, redirectUrlOf, renderNotFoundPage, renderPaymentPage } from '../views/payment-page.js'
+
+// The page loads its own stylesheet, script and QR image and talks only to this origin. Helmet's global policy
+// (default-src 'none') stays on every other route; this one is merged over it for the HTML routes only.
+const PAGE_HELMET = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'none'"],
+      imgSrc: ["'self'", 'data:'],
+      styleSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      connectSrc: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+    },
+  },
+  frameguard: { action: 'deny' as const },
+  referrerPolicy: { policy: 'no-referrer' as const },
+}
+
+type PayStatusWire = Static<typeof PayStatusResponse>
+
+function statusToWire(invoice: Invoice, status: Status): PayStatusWire {
+  return {
+    status,
+    expired_at: invoice.expiresAt.toISOString(),
+    paid_at: invoice.paidAt === null ? null : invoice.paidAt.toISOString(),
+    redirect_url: redirectUrlOf(invoice, status),
+  }
+}
+
+function sendHtml(reply: FastifyReply, code: number, body: string): FastifyReply {
+  // The page shows a live status, so no cache may keep it; its language follows Accept-Language.
+  return reply.code(code).type('text/html; charset=utf-8').header('cache-control', 'no-store').header('vary', 'Accept-Language').send(body)
+}
+
+const isFormPost = (request: FastifyRequest): boolean =>
+  (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')
+
+/** The hosted payment page (API.md D): the HTML page, its status feed, its assets and the sandbox test controls. */
+export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
+  // Its own encapsulated scope: form bodies are parsed here only, every other route still answers 415 to a form.
+  await app.register(async (scope) => {
+    if (deps.sandbox) await scope.register(formbody)
+    const r = scope.withTypeProvider<TypeBoxTypeProvider>()
+
+    const findView = async (rawId: string) => {
+      const id = parseUuid(rawId)
+      return id === undefined ? undefined : deps.payments.view(id as InvoiceId)
+    }
+
+    r.get(
+      '/pay/:invoice_id',
+      {
+        helmet: PAGE_HELMET,
+        schema: {
+          operationId: 'getPaymentPage',
+          summary: 'The hosted payment page (HTML, English or Russian)',
+          description:
+            'Merchant name, amount, comment, status, time left and the QR code; updates itself as the status changes. ' +
+            'Language: `?lang=en|ru`, else Accept-Language, else English. With the sandbox provider it shows TEST MODE controls.',
+          tags: ['public'],
+          params: PayParams,
+          querystring: PayQuery,
+          produces: ['text/html'],
+          response: { 200: HTML_PAGE, 404: HTML_NOT_FOUND, ...problems() },
+        },
+      },
+      async (request, reply) => {
+        const lang = negotiateLang(request.query.lang, request.headers['accept-language'])
+        const view = await findView(request.params.invoice_id)
+        if (view === undefined) {
+          return sendHtml(reply, 404, renderNotFoundPage(lang, `/pay/${encodeURIComponent(request.params.invoice_id)}`))
+        }
+        const ctx = { lang, explicitLang: isLang(request.query.lang), sandbox: deps.sandbox, now: deps.now() }
+        return sendHtml(reply, 200, renderPaymentPage(view, ctx))
+      },
+    )
+
+    r.get(
+      '/pay/:invoice_id/status',
+      {
+        schema: {
+          operationId: 'getPaymentStatus',
+          summary: 'The status the payment page polls',
+          description: 'redirect_url is success_url when paid, fail_url when failed or expired, else null.',
+          tags: ['public'],
+          params: PayParams,
+          response: { 200: PayStatusResponse, ...problems('invoice_not_found') },
+        },
+      },
+      async (request, reply) => {
+        const view = await findView(request.params.invoice_id)
+        if (view === undefined) throw new AppError('invoice_not_found', 'no such invoice')
+        reply.header('cache-control', 'no-store')
+        return statusToWire(view.invoice, view.status)
+      },
+    )
+
+    r.get(
+      '/pay/assets/:file',
+      { schema: { hide: true, params: Type.Object({ file: Type.String() }) } },
+      async (request, reply) => {
+        const asset = ASSETS.get(request.params.file)
+        if (asset === undefined) return reply.callNotFound()
+        // Content-hashed names (views/assets.ts): a new build is a new URL, so browsers may keep these for a year.
+        return reply.type(asset.type).header('cache-control', 'public, max-age=31536000, immutable').send(asset.body)
+      },
+    )
+
+    // API.md D: absent (404) when the sandbox provider is disabled.
+    if (!deps.sandbox) return
+    r.post(
+      '/pay/:invoice_id/simulate',
+      {
+        schema: {
+          operationId: 'simulatePayment',
+          summary: "Sandbox provider: the buyer's simulated payment result",
+          description:
+            'What the TEST MODE controls call. JSON answers 200 with the status; an HTML form post ' +
+            '(application/x-www-form-urlencoded) answers 303 back to the page, also when the status has already moved on. ' +
+            'Only present when SANDBOX is on.',
+          tags: ['public'],
+          params: PayParams,
+          querystring: PayQuery,
+          body: SimulateBody,
+          response: {
+            200: PayStatusResponse,
+            303: { description: 'Form post: back to the payment page', type: 'null' },
+            ...problems('validation_failed', 'invalid_json', 'invoice_not_found', 'invalid_transition', 'payload_too_large', 'unsupported_media_type'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const id = parseUuid(request.params.invoice_id)
+        if (id === undefined) throw new AppError('invoice_not_found', 'no such invoice')
+        const form = isFormPost(request)
+        const back = () => {
+          const lang = request.query.lang
+          return reply.code(303).header('location', payPath(id) + (isLang(lang) ? `?lang=${lang}` : '')).send()
+        }
+        try {
+          const invoice = await deps.payments.simulate(id as InvoiceId, request.body.outcome)
+          if (form) return back()
+          return statusToWire(invoice, readStatus(invoice, deps.now()))
+        } catch (err) {
+          // A form is a browser navigation: a second click on a page that is already final should land on the page
+          // (which shows the real status), not on a problem document. JSON callers get the 409.
+          if (form && err instanceof AppError && err.code === 'invalid_transition') return back()
+          throw err
+        }
+      },
+    )
+  })
+}

@@ -1,0 +1,41 @@
+import { Type } from '@sinclair/typebox'
+import { STATUSES } from '../../domain/invoice.js'
+import { Timestamp } from './common.js'
+
+export const PayParams = Type.Object({ invoice_id: Type.String({ description: 'Invoice id (UUID)' }) })
+
+/**
+ * `?lang=` overrides Accept-Language (API.md D). Any other value is ignored rather than refused: a buyer's link
+ * with a stray or tracking parameter must still open the page.
+ */
+export const PayQuery = Type.Object({
+  lang: Type.Optional(Type.String({ maxLength: 16, description: 'Page language, `en` or `ru`; overrides Accept-Language', examples: ['ru'] })),
+})
+
+export const SimulateBody = Type.Object(
+  {
+    outcome: Type.Union([Type.Literal('paid'), Type.Literal('hold'), Type.Literal('failed')], {
+      description: "The sandbox provider's result for the buyer's payment",
+    }),
+  },
+  { additionalProperties: false, examples: [{ outcome: 'paid' }] },
+)
+
+export const PayStatusResponse = Type.Object(
+  {
+    status: Type.String({ enum: [...STATUSES], description: 'The status as it reads now (a pending invoice past expiry is expired)' }),
+    expired_at: Timestamp,
+    paid_at: Type.Union([Timestamp, Type.Null()]),
+    // no format: 'uri' here: the serializer would re-validate the merchant's stored URL and turn a quirk into a 500
+    redirect_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'success_url when paid, fail_url when failed or expired, else null',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const HTML_PAGE = { description: 'The payment page (text/html)', content: { 'text/html': { schema: { type: 'string' } } } }
+export const HTML_NOT_FOUND = {
+  description: 'No such invoice: an HTML page in the same style (text/html)',
+  content: { 'text/html': { schema: { type: 'string' } } },
+}

@@ -1,0 +1,164 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+
+type Outcome = 'paid' | 'hold' | 'failed'
+
+describe('invoice lifecycle through the API (API.md B5)', () => {
+  let t: TestApp
+  let m: TestMerchant
+  let n = 0
+  beforeEach(async () => {
+    t = await buildTestApp({ SERVICE_FEES: 'card=2.5%,sbp=0.4%+1.00', HOLD_LIFETIME: '3600' })
+    m = await t.merchant()
+  })
+  afterEach(async () => t.close())
+
+  const create = async (extra: Record<string, unknown> = {}): Promise<string> => {
+    n += 1
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: `LC-${n}`, amount: '100.10', currency: 'RUB', lifetime: 300, ...extra }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    expect(res.statusCode).toBe(201)
+    return res.json().order_id
+  }
+  const simulate = (id: string, outcome: Outcome) =>
+    t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome }) })
+  const merchantAction = (id: string, action: 'capture' | 'cancel', key = m.apiKey) =>
+    t.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/${action}`, headers: { 'x-api-key': key } })
+  const info = async (id: string) => (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
+  const events = async (id: string) => (await t.rt.store.events.listByInvoice(id as never)).map((e) => e.type)
+
+  /** Drives a fresh invoice into `status` through the API. */
+  const invoiceIn = async (status: 'pending' | 'hold' | 'paid' | 'failed' | 'expired'): Promise<string> => {
+    const id = await create()
+    if (status === 'hold' || status === 'paid' || status === 'failed') expect((await simulate(id, status)).statusCode).toBe(200)
+    if (status === 'expired') {
+      t.clock.advance(300)
+      await t.sweep()
+      t.clock.advance(-300)
+    }
+    return id
+  }
+
+  // every (from, request) pair through the API: what the contract allows, and 409 for the rest
+  const CASES: [string, string, number, string | null][] = [
+    ['pending', 'simulate paid', 200, 'paid'],
+    ['pending', 'simulate hold', 200, 'hold'],
+    ['pending', 'simulate failed', 200, 'failed'],
+    ['pending', 'capture', 409, null],
+    ['pending', 'cancel', 200, 'failed'],
+    ['hold', 'simulate paid', 200, 'paid'],
+    ['hold', 'simulate hold', 409, null],
+    ['hold', 'simulate failed', 200, 'failed'],
+    ['hold', 'capture', 200, 'paid'],
+    ['hold', 'cancel', 200, 'failed'],
+    ...(['paid', 'failed', 'expired'] as const).flatMap((from) =>
+      ['simulate paid', 'simulate hold', 'simulate failed', 'capture', 'cancel'].map((req) => [from, req, 409, null] as [string, string, number, null]),
+    ),
+  ]
+
+  it.each(CASES)('when a %s invoice gets %s, then %i and it becomes %s', async (from, request, status, to) => {
+    const id = await invoiceIn(from as never)
+    const before = await events(id)
+    const [kind, outcome] = request.split(' ')
+    const res = kind === 'simulate' ? await simulate(id, outcome as Outcome) : await merchantAction(id, kind as 'capture' | 'cancel')
+    expect(res.statusCode, res.body).toBe(status)
+    const after = await info(id)
+    if (to === null) {
+      expect(res.json().code).toBe('invalid_transition')
+      expect(after.status).toBe(from)
+      expect(await events(id)).toEqual(before)
+    } else {
+      expect(after.status).toBe(to)
+      expect(await events(id)).toEqual([...before, `invoice.${to}`])
+    }
+  })
+
+  it('when paid, then paid_at is set and credited is the amount less the fee, rounded half up', async () => {
+    const id = await create()
+    t.clock.advance(10)
+    await simulate(id, 'paid')
+    const inv = await info(id)
+    // 2.5 % of 100.10 = 2.5025 → 2.50; credited 97.60
+    expect(inv.credited).toBe(97.6)
+    expect(inv.paid_at).toBe('2026-11-22T10:00:10.000Z')
+    const sbp = await create({ service: 'sbp' })
+    await simulate(sbp, 'paid')
+    // 0.4 % of 100.10 = 0.4004, + 1.00 = 1.4004 → 1.40; credited 98.70
+    expect((await info(sbp)).credited).toBe(98.7)
+  })
+
+  it('when capture answers, then it carries the invoice as getInfo returns it', async () => {
+    const id = await invoiceIn('hold')
+    const res = await merchantAction(id, 'capture')
+    expect(res.json()).toEqual(await info(id))
+  })
+
+  it("when another merchant captures or cancels this merchant's invoice, then 404 and nothing changes", async () => {
+    const id = await invoiceIn('hold')
+    const other = await t.merchant('Other')
+    for (const action of ['capture', 'cancel'] as const) {
+      const res = await merchantAction(id, action, other.apiKey)
+      expect(res.statusCode).toBe(404)
+      expect(res.json().code).toBe('invoice_not_found')
+    }
+    expect((await info(id)).status).toBe('hold')
+  })
+
+  it('when an invoice reaches expired_at, then the sweep expires it once with one event, and a second sweep does nothing', async () => {
+    const id = await create()
+    t.clock.advance(299)
+    await t.sweep()
+    expect(await events(id)).toEqual([])
+    t.clock.advance(1)
+    await t.sweep()
+    await t.sweep()
+    expect(await events(id)).toEqual(['invoice.expired'])
+    expect((await t.rt.store.invoices.findById(id as never))?.status).toBe('expired')
+  })
+
+  it('when a hold outlives the hold lifetime, then it fails once with one event', async () => {
+    const id = await invoiceIn('hold')
+    t.clock.advance(3599)
+    await t.sweep()
+    expect((await info(id)).status).toBe('hold')
+    t.clock.advance(1)
+    await t.sweep()
+    await t.sweep()
+    expect((await info(id)).status).toBe('failed')
+    expect(await events(id)).toEqual(['invoice.hold', 'invoice.failed'])
+  })
+
+  it('when a sandboxed payment is simulated with a bad outcome, then 400 validation_failed', async () => {
+    const id = await create()
+    const res = await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'refund' }) })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().code).toBe('validation_failed')
+  })
+})
+
+describe('racing transitions', () => {
+  it('when simulate paid and cancel race on real sockets, then exactly one wins and one event is written', async () => {
+    const t = await buildTestApp()
+    const m = await t.merchant()
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = t.app.server.address() as { port: number }
+    const base = `http://127.0.0.1:${port}`
+    try {
+      for (let round = 0; round < 10; round += 1) {
+        const created = await fetch(`${base}/api/v1/invoices`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey }, body: JSON.stringify({ order_id: `R-${round}`, amount: 5, currency: 'RUB' }) })
+        const id = ((await created.json()) as { order_id: string }).order_id
+        const [pay, cancel] = await Promise.all([
+          fetch(`${base}/pay/${id}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"paid"}' }),
+          fetch(`${base}/api/v1/invoices/${id}/cancel`, { method: 'POST', headers: { 'x-api-key': m.apiKey } }),
+        ])
+        expect([pay.status, cancel.status].sort()).toEqual([200, 409])
+        const evs = await t.rt.store.events.listByInvoice(id as never)
+        expect(evs).toHaveLength(1)
+        const inv = await t.rt.store.invoices.findById(id as never)
+        expect(evs[0]?.type).toBe(`invoice.${inv?.status}`)
+        expect(pay.status === 200 ? 'paid' : 'failed').toBe(inv?.status)
+      }
+    } finally {
+      await t.close()
+    }
+  })
+})

@@ -1,0 +1,203 @@
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PNG } from 'pngjs'
+import { createRequire } from 'node:module'
+import { createServer } from 'node:net'
+import type { AxeResults } from 'axe-core'
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { browserSkipReason, launchBrowser } from '../helpers/browser.js'
+import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { decodeQrPng } from '../helpers/decode-qr.js'
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
+const SUCCESS = 'https://shop.example/thanks'
+// A phone: the page is designed mobile-first.
+const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, timezoneId: 'UTC' }
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser (API.md D)', () => {
+  let t: TestApp
+  let m: TestMerchant
+  let browser: Browser
+  let n = 0
+
+  beforeAll(async () => {
+    // The QR and pay_url carry PUBLIC_URL, so the app must know its real origin before it listens.
+    const port = await freePort()
+    t = await buildTestApp({ PUBLIC_URL: `http://127.0.0.1:${port}` })
+    await t.app.listen({ port, host: '127.0.0.1' })
+    m = await t.merchant('Blue Mug Coffee Roasters')
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  const create = async (): Promise<{ id: string; payUrl: string }> => {
+    n += 1
+    const body = { order_id: `E2E-${n}`, amount: '1234.50', currency: 'RUB', comment: 'Ethiopia Yirgacheffe, 1 kg, whole beans', success_url: SUCCESS, fail_url: 'https://shop.example/cart' }
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json(body), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    expect(res.statusCode).toBe(201)
+    return { id: res.json().order_id, payUrl: res.json().pay_url }
+  }
+  const info = async (id: string) => (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
+
+  /** A page in a fresh context; CSP violations and script errors are collected, since the page must have none. */
+  const open = async (url: string, options: BrowserContextOptions = {}): Promise<{ page: Page; errors: string[] }> => {
+    const context = await browser.newContext({ ...PHONE, ...options })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(msg.text())
+    })
+    page.on('pageerror', (err) => errors.push(err.message))
+    await page.goto(url)
+    return { page, errors }
+  }
+
+  const qrLoaded = async (page: Page) => {
+    const qr = page.locator('img[data-qr]')
+    await expect.poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0)
+    return qr
+  }
+
+  const seriousViolations = async (page: Page) => {
+    await page.addScriptTag({ content: AXE_SOURCE })
+    const results = await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run())
+    return results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((x) => x.html) }))
+  }
+
+  it('when the buyer opens pay_url, reads the QR and clicks Pay, then the page shows paid without reloading', async () => {
+    const { id, payUrl } = await create()
+    const { page, errors } = await open(payUrl, { locale: 'en-US' })
+    expect(await page.getAttribute('html', 'lang')).toBe('en')
+    expect((await page.locator('.amount').textContent())?.replace(/\s/g, ' ')).toBe('RUB 1,234.50')
+    await page.getByRole('heading', { name: 'Awaiting payment' }).waitFor()
+
+    expect(decodeQrPng(await (await qrLoaded(page)).screenshot())).toBe((await info(id)).qr_data)
+
+    // A reload would lose this marker and fire a main-frame navigation.
+    await page.evaluate(() => {
+      ;(globalThis as Record<string, unknown>)['paymentPageMarker'] = 'still here'
+    })
+    let navigations = 0
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations += 1
+    })
+    await page.getByRole('button', { name: 'Pay', exact: true }).click()
+    await page.getByRole('heading', { name: 'Payment received' }).waitFor()
+
+    expect(await page.evaluate(() => (globalThis as Record<string, unknown>)['paymentPageMarker'])).toBe('still here')
+    expect(navigations).toBe(0)
+    expect(await page.getByRole('link', { name: 'Return to the shop' }).getAttribute('href')).toBe(SUCCESS)
+    expect(await page.getByRole('button').count()).toBe(0)
+    expect(await page.title()).toMatch(/^Payment received/)
+    expect((await info(id)).status).toBe('paid')
+    expect(errors).toEqual([])
+    await page.context().close()
+  })
+
+  it('when the status changes elsewhere, then the open page follows it by polling', async () => {
+    const { id, payUrl } = await create()
+    const { page, errors } = await open(payUrl)
+    const simulate = (outcome: string) => t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome }) })
+    expect((await simulate('hold')).statusCode).toBe(200)
+    await page.getByRole('heading', { name: 'Payment authorised' }).waitFor({ timeout: 10_000 })
+    expect(await page.getByRole('button', { name: 'Hold' }).count()).toBe(0)
+    expect((await simulate('failed')).statusCode).toBe(200)
+    await page.getByRole('heading', { name: 'Payment declined' }).waitFor({ timeout: 10_000 })
+    expect(await page.getByRole('link', { name: 'Return to the shop' }).getAttribute('href')).toBe('https://shop.example/cart')
+    expect(errors).toEqual([])
+    await page.context().close()
+  })
+
+  it('when JavaScript is off, then the test controls still work through a form post and a redirect back', async () => {
+    const { id, payUrl } = await create()
+    const { page, errors } = await open(`${payUrl}?lang=ru`, { javaScriptEnabled: false })
+    await page.getByRole('button', { name: 'Удержать' }).click()
+    await page.waitForURL(`${payUrl}?lang=ru`)
+    await page.getByRole('heading', { name: 'Платёж авторизован' }).waitFor()
+    expect(await page.getByRole('link', { name: 'Обновить статус' }).count()).toBe(1)
+    expect((await info(id)).status).toBe('hold')
+    expect(errors).toEqual([])
+    await page.context().close()
+  })
+
+  it('when the buyer reads Russian, then the page and its journey are in Russian', async () => {
+    const { payUrl } = await create()
+    const { page, errors } = await open(`${payUrl}?lang=ru`)
+    expect(await page.getAttribute('html', 'lang')).toBe('ru')
+    expect((await page.locator('.amount').textContent())?.replace(/\s/g, ' ')).toBe('1 234,50 ₽')
+    await page.getByRole('heading', { name: 'Ожидает оплаты' }).waitFor()
+    await page.getByRole('button', { name: 'Оплатить' }).click()
+    await page.getByRole('heading', { name: 'Оплата получена' }).waitFor()
+    expect(await page.getAttribute('html', 'lang')).toBe('ru')
+    expect(await page.getByRole('link', { name: 'Вернуться в магазин' }).count()).toBe(1)
+    expect(errors).toEqual([])
+    await page.context().close()
+
+    // without ?lang, the browser's own language decides
+    const byHeader = await open(payUrl, { locale: 'ru-RU' })
+    expect(await byHeader.page.getAttribute('html', 'lang')).toBe('ru')
+    await byHeader.page.context().close()
+  })
+
+  it('when axe-core checks the pending (en, ru), paid and not-found views, then nothing serious or critical is found', async () => {
+    const { id, payUrl } = await create()
+    // addScriptTag injects an inline script, which the page's own CSP rightly refuses: bypass it for axe only.
+    const views: [string, string][] = [
+      ['pending en', payUrl],
+      ['pending ru', `${payUrl}?lang=ru`],
+      ['not found', `${payUrl.replace(id, '00000000-0000-7000-8000-000000000000')}`],
+    ]
+    for (const [name, url] of views) {
+      const { page } = await open(url, { bypassCSP: true })
+      expect({ name, violations: await seriousViolations(page) }).toEqual({ name, violations: [] })
+      await page.context().close()
+    }
+    const { page } = await open(payUrl, { bypassCSP: true })
+    await page.getByRole('button', { name: 'Pay', exact: true }).click()
+    await page.getByRole('heading', { name: 'Payment received' }).waitFor()
+    expect({ name: 'paid', violations: await seriousViolations(page) }).toEqual({ name: 'paid', violations: [] })
+    await page.context().close()
+  })
+
+  it('when a phone opens the page, then it renders full-page screenshots (written to docs/ with UPDATE_SCREENSHOTS=1)', async () => {
+    // Always rendered, so a page that no longer renders fails here; docs/ is only rewritten on request.
+    const dir = UPDATE_SCREENSHOTS ? 'docs' : mkdtempSync(join(tmpdir(), 'pay-shots-'))
+    mkdirSync(dir, { recursive: true })
+    const { payUrl } = await create()
+    const shot = { fullPage: true, animations: 'disabled' } as const
+    const written: Buffer[] = []
+    for (const lang of ['en', 'ru']) {
+      const { page } = await open(`${payUrl}?lang=${lang}`)
+      await qrLoaded(page)
+      written.push(await page.screenshot({ ...shot, path: join(dir, `payment-page-${lang}.png`) }))
+      await page.context().close()
+    }
+    const { page } = await open(`${payUrl}?lang=en`)
+    await page.getByRole('button', { name: 'Pay', exact: true }).click()
+    await page.getByRole('heading', { name: 'Payment received' }).waitFor()
+    written.push(await page.screenshot({ ...shot, path: join(dir, 'payment-page-paid-en.png') }))
+    await page.context().close()
+    for (const png of written) {
+      const img = PNG.sync.read(png)
+      expect(img.width).toBe(390)
+      expect(img.height).toBeGreaterThan(600)
+    }
+  })
+})

@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+describe('invoice-service serve (the npm start path)', () => {
+  let dir: string
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'invoice-serve-'))
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('when started on an empty database, then it prints the demo merchant and its curl line creates an invoice; SIGTERM exits 0', async () => {
+    const port = await freePort()
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
+      env: { PATH: process.env['PATH'] ?? '', PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`, LOG_LEVEL: 'info' },
+    })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    try {
+      const deadline = Date.now() + 20_000
+      while (!out.includes('Server listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      expect(out).toContain('Demo merchant created')
+      const curl = out.split('\n').find((l) => l.includes('curl -s -X POST'))
+      expect(curl).toBeDefined()
+      // run the printed command's request as written: URL, headers and body from the line itself
+      const url = /(http:\/\/\S+\/api\/v1\/invoices)/.exec(curl!)?.[1]
+      const key = /X-Api-Key: (mk_[A-Za-z0-9_-]+)/.exec(curl!)?.[1]
+      const body = /-d '([^']+)'/.exec(curl!)?.[1]
+      const res = await fetch(url!, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Api-Key': key! }, body: body! })
+      expect(res.status).toBe(201)
+      const created = (await res.json()) as { is_new: boolean; pay_url: string }
+      expect(created.is_new).toBe(true)
+      expect(created.pay_url).toContain(`http://localhost:${port}/pay/`)
+      // the access log carries the request id and never the key
+      const logDeadline = Date.now() + 5000
+      while (!out.includes('request completed') && Date.now() < logDeadline) await new Promise((r) => setTimeout(r, 50))
+      expect(out).toMatch(/"reqId":"[0-9a-f-]{36}".*"request completed"/)
+      expect(out.split('\n').filter((l) => l.startsWith('{')).join('\n')).not.toContain(key!)
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
+  })
+
+  it('when a configuration value is bad, then the start stops naming the variable', async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
+      env: { PATH: process.env['PATH'] ?? '', PORT: 'eighty', SQLITE_SYNCHRONOUS: 'sometimes', DATABASE_URL: `sqlite:${join(dir, 'bad.db')}` },
+    })
+    let err = ''
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+    expect(code).toBe(78)
+    expect(err).toContain('PORT')
+    expect(err).toContain('SQLITE_SYNCHRONOUS')
+  })
+})
