@@ -54,11 +54,14 @@ export interface RuntimeOverrides {
 }
 
 export function createLogger(config: Config): Logger {
+  // Asynchronous writes: a synchronous write per log line blocks the event loop on every request. Lines that
+  // arrive while a write is in flight are batched into the next one; shutdown flushes what is queued.
+  const destination = pino.destination({ dest: 1, sync: false })
   return pino({
     level: config.logLevel,
     // Defence in depth: no code logs these, and if one ever did they would still not reach the log.
     redact: { paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'apiKey', 'api_key', 'secret', 'webhookSecret'], censor: '[redacted]' },
-  })
+  }, destination)
 }
 
 export async function openStore(config: Config): Promise<Store> {
@@ -165,7 +168,7 @@ export async function serve(config: Config): Promise<void> {
       .close()
       .then(() => workers.stop())
       .then(() => rt.store.close())
-      .then(() => rt.logger.flush())
+      .then(() => new Promise<void>((resolve) => rt.logger.flush(() => resolve())))
       .finally(() => process.exit(0))
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'))

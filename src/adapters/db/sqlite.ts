@@ -60,6 +60,18 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     throw translateUnavailable(err, isSqliteUnavailable)
   }
 
-  const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(raw) })
+  // Committed-data reads on their own read-only connection (WAL), so they never see an unacknowledged batch.
+  let reader: BetterSqlite3.Database | undefined
+  if (!inMemory) {
+    try {
+      reader = new BetterSqlite3(opts.path, { readonly: true, timeout: busyTimeoutMs })
+      reader.pragma(`busy_timeout = ${busyTimeoutMs}`)
+    } catch (err) {
+      raw.close()
+      throw translateUnavailable(err, isSqliteUnavailable)
+    }
+  }
+
+  const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(raw, reader) })
   return createKyselyStore(db, { dialect: 'sqlite', isUnavailable: isSqliteUnavailable })
 }

@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openSqliteStore } from '../../src/adapters/db/sqlite.js'
+import type { Store } from '../../src/ports/store.js'
+import { invoiceFixture, merchantFixture } from './fixtures.js'
+
+describe('SQLite group commit (the writes of one event-loop turn share one durable COMMIT)', () => {
+  let dir: string
+  let path: string
+  let store: Store
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'group-commit-'))
+    path = join(dir, 'g.db')
+    store = await openSqliteStore({ path, synchronous: 'full' })
+    await store.migrate()
+  })
+  afterEach(async () => {
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('when many transactions start in one turn, then all commit and each is acknowledged only after its data is durable', async () => {
+    const merchant = merchantFixture()
+    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const invoices = Array.from({ length: 50 }, () => invoiceFixture(merchant.id))
+    // an independent connection, as another process would read the file
+    const outside = new BetterSqlite3(path, { readonly: true })
+    const count = () => (outside.prepare('select count(*) as n from invoices').get() as { n: number }).n
+    const seenAtAck: number[] = []
+    await Promise.all(
+      invoices.map((inv) =>
+        store.transaction((tx) => tx.invoices.insert(inv)).then(() => {
+          seenAtAck.push(count())
+        }),
+      ),
+    )
+    // before any acknowledgment, the whole batch was already committed and visible to other connections
+    expect(seenAtAck.every((n) => n === 50)).toBe(true)
+    outside.close()
+  })
+
+  it('when a write has not been acknowledged yet, then reads outside it do not see it', async () => {
+    const merchant = merchantFixture()
+    const pending = store.transaction((tx) => tx.merchants.insert(merchant))
+    let acknowledged = false
+    void pending.then(() => (acknowledged = true))
+    // still in the same turn: the batch is open, the COMMIT has not run
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(acknowledged).toBe(false)
+    expect(await store.merchants.findById(merchant.id)).toBeUndefined()
+    await pending
+    expect(await store.merchants.findById(merchant.id)).toBeDefined()
+  })
+
+  it('when one transaction of a batch fails, then only its own writes are undone', async () => {
+    const merchant = merchantFixture()
+    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const good = invoiceFixture(merchant.id)
+    const bad = invoiceFixture(merchant.id)
+    const results = await Promise.allSettled([
+      store.transaction((tx) => tx.invoices.insert(good)),
+      store.transaction(async (tx) => {
+        await tx.invoices.insert(bad)
+        throw new Error('business rule says no')
+      }),
+      store.transaction((tx) => tx.invoices.insert({ ...good, orderId: 'other' })), // duplicate id: a constraint error
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected'])
+    expect(await store.invoices.findById(good.id)).toMatchObject({ orderId: good.orderId })
+    expect(await store.invoices.findById(bad.id)).toBeUndefined()
+  })
+
+  it('when the store closes with a batch open, then the batch is committed first', async () => {
+    const merchant = merchantFixture()
+    const pending = store.transaction((tx) => tx.merchants.insert(merchant))
+    await Promise.resolve()
+    await store.close()
+    await pending
+    const reopened = await openSqliteStore({ path, synchronous: 'full' })
+    expect(await reopened.merchants.findById(merchant.id)).toBeDefined()
+    store = reopened
+  })
+})
