@@ -164,11 +164,12 @@ class GroupCommitDriver implements Driver {
 
   /** A query outside any transaction. */
   async query<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.#reader !== undefined && this.#reader.prepare(compiled.sql).reader) return this.#reader.run<R>(compiled)
+    // `readonly`, not `reader`: better-sqlite3 calls some schema changes (ALTER TABLE … ADD COLUMN) readers.
+    if (this.#reader !== undefined && this.#writer.prepare(compiled.sql).readonly) return this.#reader.run<R>(compiled)
     // A write (migrations) or a read of an in-memory database: wait for the turn; a write lands after the batch.
     await this.#mutex.lock()
     try {
-      if (!this.#writer.prepare(compiled.sql).reader) this.#commitBatch()
+      if (!this.#writer.prepare(compiled.sql).readonly) this.#commitBatch()
       return this.#writer.run<R>(compiled)
     } finally {
       this.#mutex.unlock()
