@@ -1,11 +1,32 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
+
+// Two projects. `default`: every test, the API tests on in-memory SQLite. `postgres`: the API tests again on
+// PostgreSQL (TEST_DB=postgres, read by test/helpers/build-test-app.ts) and the PostgreSQL-only files. The latter
+// exists when TEST_DATABASE_URL is set, and in CI always: without a database it fails there instead of skipping
+// (DEVELOPERS: nothing may be skipped in CI). Otherwise the PostgreSQL-only files stay in `default` and skip.
+const ci = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false'
+const withPostgres = (process.env.TEST_DATABASE_URL ?? '').trim() !== '' || ci
+const postgresOnly = ['test/**/postgres*.test.ts']
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    globalSetup: ['test/global-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          // builds dist/ for the CLI and serve tests; here only, since a project inheriting it would build again
+          globalSetup: ['test/global-setup.ts'],
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...(withPostgres ? postgresOnly : [])],
+        },
+      },
+      ...(withPostgres
+        ? [{ extends: true as const, test: { name: 'postgres', include: ['test/api/**/*.test.ts', ...postgresOnly], env: { TEST_DB: 'postgres' } } }]
+        : []),
+    ],
   },
 })

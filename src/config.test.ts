@@ -112,6 +112,11 @@ describe('loadConfig — accepted values', () => {
     })
   })
 
+  it('when WEBHOOK_CONCURRENCY is unset or set, then it is 64 or the value', () => {
+    expect(load({}).webhookConcurrency).toBe(64)
+    expect(load({ WEBHOOK_CONCURRENCY: '8' }).webhookConcurrency).toBe(8)
+  })
+
   it('when WEBHOOK_RETRY_SCHEDULE is a list of seconds, then it is parsed in order', () => {
     expect(load({ WEBHOOK_RETRY_SCHEDULE: '0, 1,2.5' }).webhookRetrySchedule).toEqual([0, 1, 2.5])
   })
@@ -176,6 +181,7 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     ['WEBHOOK_RETRY_SCHEDULE', '0,,5'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,-5'],
     ['WEBHOOK_TIMEOUT', '0'],
+    ['WEBHOOK_CONCURRENCY', '0'],
     ['HOLD_LIFETIME', '1.5'],
     ['INVOICE_LIFETIME', '299'],
     ['INVOICE_LIFETIME', '2592001'],

@@ -33,6 +33,8 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[]
   readonly webhookAllowPrivate: boolean
   readonly webhookSecretGrace: number
+  /** Webhook deliveries in flight at once per instance (each of a different invoice). */
+  readonly webhookConcurrency: number
   readonly callbackAllowHttp: boolean
   readonly rateLimitRps: number
   readonly rateLimitBurst: number
@@ -160,6 +162,7 @@ export function loadConfig(env: Env, isCurrency: (code: string) => boolean = () 
     webhookRetrySchedule: webhookRetrySchedule.map(Number),
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
     webhookSecretGrace: int('WEBHOOK_SECRET_GRACE', 86_400, 0, 31_536_000),
+    webhookConcurrency: int('WEBHOOK_CONCURRENCY', 64, 1, 10_000),
     callbackAllowHttp: bool('CALLBACK_ALLOW_HTTP', false),
     rateLimitRps: int('RATE_LIMIT_RPS', 100, 1, 1_000_000),
     rateLimitBurst: int('RATE_LIMIT_BURST', 200, 1, 1_000_000),

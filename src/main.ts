@@ -4,11 +4,18 @@
  */
 import { pino, type Logger } from 'pino'
 import type { FastifyInstance } from 'fastify'
+import type { Registry } from 'prom-client'
+import { openPostgresStore } from './adapters/db/postgres.js'
 import { openSqliteStore } from './adapters/db/sqlite.js'
+import { createMemoryRateLimiter } from './adapters/rate-limit/memory-rate-limiter.js'
 import { sandboxProvider } from './adapters/sandbox-provider/sandbox-provider.js'
 import { systemClock } from './adapters/system/clock.js'
 import { nodeSecrets } from './adapters/system/secrets.js'
 import { createUuidV7 } from './adapters/system/uuid-v7.js'
+import { createEventSignal } from './adapters/system/event-signal.js'
+import { createWebhookMetrics } from './adapters/metrics/webhook-metrics.js'
+import { hmacSigner } from './adapters/webhook-http/sign.js'
+import { createUndiciTransport } from './adapters/webhook-http/undici-transport.js'
 import { createApiKeyAuthenticator } from './app/authenticate-api-key.js'
 import { createInvoice } from './app/create-invoice.js'
 import type { AppDeps } from './app/deps.js'
@@ -21,6 +28,11 @@ import { getPaymentView } from './app/get-payment-view.js'
 import { simulatePayment } from './app/simulate-payment.js'
 import { expireDueInvoices, failStaleHolds } from './app/sweep-invoices.js'
 import { startSweeper, type Sweeper } from './worker/sweeper.js'
+import { dispatchCycle, sendClaimed, webhookQueueStats } from './app/dispatch-webhooks.js'
+import { listDeliveries } from './app/list-deliveries.js'
+import { redeliver } from './app/redeliver.js'
+import { sendTestWebhook } from './app/send-test-webhook.js'
+import { startWebhookDispatcher } from './worker/webhook-dispatcher.js'
 import {
   createMerchant,
   issueApiKey,
@@ -46,6 +58,8 @@ export interface Runtime {
   readonly store: Store
   readonly deps: AppDeps
   readonly logger: Logger
+  /** The workers' metrics (webhooks), exposed by /metrics beside the HTTP ones. */
+  readonly metricsRegistry: Registry
 }
 
 export interface RuntimeOverrides {
@@ -68,7 +82,7 @@ export async function openStore(config: Config): Promise<Store> {
   if (config.database.kind === 'sqlite') {
     return openSqliteStore({ path: config.database.path, synchronous: config.sqliteSynchronous })
   }
-  throw new ConfigError(['DATABASE_URL: PostgreSQL support is not built into this version yet; use sqlite:<path>'])
+  return openPostgresStore({ url: config.database.url, poolSize: config.databasePoolSize })
 }
 
 /** Opens and migrates the store and binds the use cases' dependencies. */
@@ -76,6 +90,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
   const store = await openStore(config)
   await store.migrate()
   const clock = overrides.clock ?? systemClock
+  const webhookMetrics = createWebhookMetrics({ queueStats: () => webhookQueueStats({ store, clock }) })
   const deps: AppDeps = {
     store,
     clock,
@@ -87,8 +102,18 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     callbackAllowHttp: config.callbackAllowHttp,
     lifetime: { default: config.invoiceLifetime, min: config.invoiceMinLifetime, max: config.invoiceMaxLifetime },
     webhookSecretGrace: config.webhookSecretGrace,
+    eventSignal: createEventSignal(),
+    webhooks: {
+      retrySchedule: config.webhookRetrySchedule,
+      timeoutMs: config.webhookTimeout * 1000,
+      allowPrivate: config.webhookAllowPrivate,
+      transport: createUndiciTransport({ allowPrivate: config.webhookAllowPrivate }),
+      signer: hmacSigner,
+      metrics: webhookMetrics.metrics,
+      random: Math.random,
+    },
   }
-  return { config, store, deps, logger: overrides.logger ?? createLogger(config) }
+  return { config, store, deps, logger: overrides.logger ?? createLogger(config), metricsRegistry: webhookMetrics.registry }
 }
 
 /** The HTTP app over a runtime; tests call this with `sqlite::memory:` and a fake clock. */
@@ -98,6 +123,12 @@ export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolea
     {
       publicUrl: rt.config.publicUrl,
       authenticate: createApiKeyAuthenticator(deps, rt.config.keyCacheTtl),
+      rateLimiter: createMemoryRateLimiter({
+        rps: rt.config.rateLimitRps,
+        burst: rt.config.rateLimitBurst,
+        authFailLimit: rt.config.authFailLimit,
+        now: () => deps.clock.now().getTime(),
+      }),
       invoices: {
         create: (merchant, input) => createInvoice(deps, merchant, input),
         getInfo: (merchant, query) => getInvoiceInfo(deps, merchant, query),
@@ -111,13 +142,24 @@ export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolea
         view: (id) => getPaymentView(deps, id),
         simulate: (id, outcome) => simulatePayment(deps, id, outcome),
       },
+      webhooks: {
+        listDeliveries: (merchant, query) => listDeliveries(deps, merchant, query),
+        redeliver: (merchant, id) => redeliver(deps, merchant, id),
+        sendTest: (merchant, url) => sendTestWebhook(deps, merchant, url),
+      },
       sandbox: rt.config.sandbox,
       ping: () => deps.store.ping(),
       now: () => deps.clock.now(),
       qrPng,
       qrDataUri,
     },
-    { logger: rt.logger, publicUrl: rt.config.publicUrl, bodyLimit: BODY_LIMIT, defaultMetrics: opts.defaultMetrics ?? true },
+    {
+      logger: rt.logger,
+      publicUrl: rt.config.publicUrl,
+      bodyLimit: BODY_LIMIT,
+      defaultMetrics: opts.defaultMetrics ?? true,
+      metricsRegistries: [rt.metricsRegistry],
+    },
   )
 }
 
@@ -137,16 +179,43 @@ export function cliCommands(rt: Runtime): CliCommands {
 
 export const SWEEP_BATCH = 200
 
-/** The clock-driven transitions (expiry, hold lifetime), run in-process by every instance. */
-export function startWorkers(rt: Runtime, intervalMs = 500): Sweeper {
+/** The dispatcher's fallback poll; new events ring the doorbell and retries set a timer, so this is rarely the path. */
+export const WEBHOOK_POLL_MS = 1000
+/** On shutdown, attempts under way get this long to finish before they are aborted and their claims given back. */
+export const WEBHOOK_SHUTDOWN_GRACE_MS = 5000
+
+/**
+ * The in-process workers of every instance: the clock-driven transitions (expiry, hold lifetime) and, unless
+ * `webhooks: false`, the webhook dispatcher.
+ */
+export function startWorkers(rt: Runtime, intervalMs = 500, opts: { webhooks?: boolean; webhookShutdownGraceMs?: number } = {}): Sweeper {
   const { deps } = rt
-  return startSweeper(
+  const sweeper = startSweeper(
     [
       { name: 'expire-invoices', run: () => expireDueInvoices(deps, SWEEP_BATCH) },
       { name: 'fail-stale-holds', run: () => failStaleHolds({ ...deps, holdLifetimeSeconds: rt.config.holdLifetime }, SWEEP_BATCH) },
     ],
     { intervalMs, log: rt.logger, batch: SWEEP_BATCH },
   )
+  const dispatcher =
+    opts.webhooks === false
+      ? undefined
+      : startWebhookDispatcher({
+          cycle: (input) => dispatchCycle(deps, input),
+          send: (claim, signal) => sendClaimed(deps, claim, signal),
+          subscribe: (listener) => deps.eventSignal.subscribe(listener),
+          now: () => deps.clock.now(),
+          concurrency: rt.config.webhookConcurrency,
+          pollMs: WEBHOOK_POLL_MS,
+          log: rt.logger,
+        })
+  return {
+    tick: () => sweeper.tick(),
+    async stop() {
+      await sweeper.stop()
+      await dispatcher?.stop(opts.webhookShutdownGraceMs ?? WEBHOOK_SHUTDOWN_GRACE_MS)
+    },
+  }
 }
 
 /** `serve`: migrate, print the demo merchant on a fresh database, listen, and shut down cleanly on SIGTERM/SIGINT. */
@@ -167,6 +236,7 @@ export async function serve(config: Config): Promise<void> {
     void app
       .close()
       .then(() => workers.stop())
+      .then(() => rt.deps.webhooks.transport.close())
       .then(() => rt.store.close())
       .then(() => new Promise<void>((resolve) => rt.logger.flush(() => resolve())))
       .finally(() => process.exit(0))

@@ -6,8 +6,9 @@ import { readStatus, transition, type Invoice, type Status } from '../domain/inv
 import { asMinor, computeFee, type Minor } from '../domain/money.js'
 import type { Tx } from '../ports/store.js'
 import type { AppDeps } from './deps.js'
+import { recordEvent } from './record-event.js'
 
-export type TransitionDeps = Pick<AppDeps, 'store' | 'clock' | 'newId' | 'catalog'>
+export type TransitionDeps = Pick<AppDeps, 'store' | 'clock' | 'newId' | 'catalog' | 'eventSignal' | 'webhooks'>
 export type Target = Exclude<Status, 'pending'>
 
 /** API.md B4: credited = amount − the service's fee (rounded half up to the minor unit); never below 0. */
@@ -20,7 +21,8 @@ export function creditedFor(deps: Pick<AppDeps, 'catalog'>, inv: Invoice): Minor
 
 /**
  * Moves one invoice to `to` inside `tx`: the pure status machine decides, a compare-and-set on the status
- * writes, and the outbox event is appended in the same transaction (API.md B5). When another writer changed
+ * writes, and the outbox event (with its delivery) is appended in the same transaction (API.md B5, B6); the
+ * caller rings `eventSignal` after the commit. When another writer changed
  * the status between our read and our write, the invoice is read again and the machine decides anew, so two
  * racing transitions can never both win.
  */
@@ -49,7 +51,7 @@ export async function transitionIn(
       throw new AppError('invalid_transition', `a ${result.from} invoice cannot become ${to}`)
     }
     if (await tx.invoices.update(result.invoice, current.status)) {
-      await tx.events.append(result.event)
+      await recordEvent(tx, deps, current, result.invoice, result.event)
       return result.invoice
     }
   }
@@ -67,7 +69,7 @@ export interface TransitionScope {
 export async function transitionById(deps: TransitionDeps, id: InvoiceId, to: Target, scope: TransitionScope = {}): Promise<Invoice> {
   const { merchantId, onlyFrom } = scope
   const now = deps.clock.now()
-  return deps.store.transaction((tx) =>
+  const invoice = await deps.store.transaction((tx) =>
     transitionIn(
       tx,
       deps,
@@ -80,4 +82,6 @@ export async function transitionById(deps: TransitionDeps, id: InvoiceId, to: Ta
       onlyFrom,
     ),
   )
+  deps.eventSignal.notify() // committed: its webhook can go out now
+  return invoice
 }

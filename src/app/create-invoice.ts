@@ -5,10 +5,11 @@ import { validateCreateRequest, type CreateInvoiceInput } from '../domain/invoic
 import type { Merchant } from '../domain/merchant.js'
 import type { Tx } from '../ports/store.js'
 import type { AppDeps } from './deps.js'
+import { recordEvent, type RecordEventDeps } from './record-event.js'
 
 export type CreateInvoiceDeps = Pick<
   AppDeps,
-  'store' | 'clock' | 'newId' | 'provider' | 'catalog' | 'publicUrl' | 'callbackAllowHttp' | 'lifetime'
+  'store' | 'clock' | 'newId' | 'provider' | 'catalog' | 'publicUrl' | 'callbackAllowHttp' | 'lifetime' | 'eventSignal' | 'webhooks'
 >
 
 export interface CreateInvoiceResult {
@@ -29,6 +30,7 @@ export async function createInvoice(
     catalog: deps.catalog,
     defaultService: merchant.defaultService,
     callbackAllowHttp: deps.callbackAllowHttp,
+    webhookAllowPrivate: deps.webhooks.allowPrivate,
     lifetime: deps.lifetime,
   })
   if (!checked.ok) throw validationFailed(checked.errors)
@@ -60,14 +62,15 @@ export async function createInvoice(
     updatedAt: now,
   }
 
-  return deps.store.transaction(async (tx) => {
+  let expired = false
+  const result = await deps.store.transaction(async (tx) => {
     // More than one round only when the holder of the order_id changed meanwhile (a stale pending one we expired).
     for (let round = 0; round < 3; round += 1) {
       if ((await tx.invoices.insert(candidate)) === 'inserted') return { invoice: candidate, isNew: true }
       const live = await tx.invoices.findLive(merchant.id, req.orderId)
       if (live === undefined) continue // the holder left the live set between our two statements
       if (readStatus(live, now) === 'expired') {
-        await expireStale(tx, live, now, deps.newId() as EventId)
+        if (await expireStale(tx, deps, live, now)) expired = true
         continue
       }
       if (live.amount === req.amount && live.currency === req.currency && live.service === req.service) {
@@ -80,11 +83,14 @@ export async function createInvoice(
     }
     throw new Error('create-invoice: order_id kept changing hands')
   })
+  if (expired) deps.eventSignal.notify() // the expiry's webhook, committed with the new invoice
+  return result
 }
 
 /** A pending invoice past its expiry no longer holds its order_id (API.md B3): expire it now, with its event. */
-async function expireStale(tx: Tx, live: Invoice, now: Date, eventId: EventId): Promise<void> {
-  const t = transition(live, { to: 'expired', now, eventId })
-  if (!t.ok) return
-  if (await tx.invoices.update(t.invoice, live.status)) await tx.events.append(t.event)
+async function expireStale(tx: Tx, deps: RecordEventDeps, live: Invoice, now: Date): Promise<boolean> {
+  const t = transition(live, { to: 'expired', now, eventId: deps.newId() as EventId })
+  if (!t.ok || !(await tx.invoices.update(t.invoice, live.status))) return false
+  await recordEvent(tx, deps, live, t.invoice, t.event)
+  return true
 }

@@ -1,9 +1,27 @@
 import type { Catalog } from '../domain/catalog.js'
 import type { NewId } from '../domain/ids.js'
 import type { Clock } from '../ports/clock.js'
+import type { EventSignal } from '../ports/event-signal.js'
 import type { PaymentProvider } from '../ports/payment-provider.js'
 import type { Secrets } from '../ports/secrets.js'
 import type { Store } from '../ports/store.js'
+import type { WebhookMetrics } from '../ports/webhook-metrics.js'
+import type { WebhookSigner, WebhookTransport } from '../ports/webhook-transport.js'
+
+/** Outgoing webhooks (API.md B6, E). */
+export interface WebhookSettings {
+  /** WEBHOOK_RETRY_SCHEDULE: seconds before each attempt (domain/webhook-policy.ts). */
+  readonly retrySchedule: readonly number[]
+  /** WEBHOOK_TIMEOUT in milliseconds: the whole attempt. */
+  readonly timeoutMs: number
+  /** WEBHOOK_ALLOW_PRIVATE: loopback and private targets are allowed (development, tests). */
+  readonly allowPrivate: boolean
+  readonly transport: WebhookTransport
+  readonly signer: WebhookSigner
+  readonly metrics: WebhookMetrics
+  /** Uniform in [0, 1): the retry jitter. */
+  readonly random: () => number
+}
 
 /** What use cases are given by the composition root; each use case takes the subset it needs. */
 export interface AppDeps {
@@ -18,4 +36,7 @@ export interface AppDeps {
   readonly lifetime: { readonly default: number; readonly min: number; readonly max: number }
   /** Seconds a previous webhook secret keeps signing after a rotation. */
   readonly webhookSecretGrace: number
+  /** Rung after a commit that wrote outbox events: wakes the webhook dispatcher at once. */
+  readonly eventSignal: EventSignal
+  readonly webhooks: WebhookSettings
 }

@@ -1,8 +1,8 @@
 import { validationFailed, type FieldError } from '../domain/errors.js'
 import { STATUSES, type Invoice, type Status } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
-import type { Cursor } from '../ports/store.js'
 import type { AppDeps } from './deps.js'
+import { pageOf, parseCursor, parseLimit } from './pagination.js'
 
 export interface ListInvoicesQuery {
   readonly status?: string | undefined
@@ -11,9 +11,6 @@ export interface ListInvoicesQuery {
   readonly limit?: string | undefined
   readonly cursor?: string | undefined
 }
-
-export const DEFAULT_PAGE = 50
-export const MAX_PAGE = 200
 
 /** GET /api/v1/invoices: the merchant's invoices, newest first, with an opaque cursor to the next page. */
 export async function listInvoices(
@@ -29,16 +26,8 @@ export async function listInvoices(
   }
   const createdFrom = parseTime('created_from', query.createdFrom, errors)
   const createdTo = parseTime('created_to', query.createdTo, errors)
-  let limit = DEFAULT_PAGE
-  if (query.limit !== undefined) {
-    if (/^[0-9]{1,4}$/.test(query.limit) && Number(query.limit) >= 1 && Number(query.limit) <= MAX_PAGE) limit = Number(query.limit)
-    else errors.push({ field: 'limit', message: `must be a whole number from 1 to ${MAX_PAGE}` })
-  }
-  let after: Cursor | undefined
-  if (query.cursor !== undefined) {
-    after = decodeCursor(query.cursor)
-    if (after === undefined) errors.push({ field: 'cursor', message: 'is not a cursor this service issued' })
-  }
+  const limit = parseLimit(query.limit, errors)
+  const after = parseCursor(query.cursor, errors)
   if (errors.length > 0) throw validationFailed(errors)
 
   const rows = await deps.store.invoices.list({
@@ -50,9 +39,7 @@ export async function listInvoices(
     ...(createdTo !== undefined && { createdTo }),
     ...(after !== undefined && { after }),
   })
-  const page = rows.slice(0, limit)
-  const last = page[page.length - 1]
-  const nextCursor = rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null
+  const { page, nextCursor } = pageOf(rows, limit)
   return { invoices: page, nextCursor }
 }
 
@@ -66,14 +53,4 @@ function parseTime(field: string, text: string | undefined, errors: FieldError[]
     return undefined
   }
   return new Date(ms)
-}
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(`${c.createdAt.getTime()}:${c.id}`, 'utf8').toString('base64url')
-}
-
-function decodeCursor(text: string): Cursor | undefined {
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(text)) return undefined
-  const m = /^(\d{1,15}):([0-9a-f-]{36})$/.exec(Buffer.from(text, 'base64url').toString('utf8'))
-  return m ? { createdAt: new Date(Number(m[1])), id: m[2] ?? '' } : undefined
 }

@@ -9,25 +9,29 @@ import { transitionIn } from './apply-transition.js'
  */
 export async function expireDueInvoices(deps: TransitionDeps, batch = 200): Promise<number> {
   const now = deps.clock.now()
-  return deps.store.transaction(async (tx) => {
+  const moved = await deps.store.transaction(async (tx) => {
     let moved = 0
     for (const inv of await tx.invoices.listExpiredPending(now, batch)) {
       if (await moveQuietly(() => transitionIn(tx, deps, () => tx.invoices.findById(inv.id), 'expired', now))) moved += 1
     }
     return moved
   })
+  if (moved > 0) deps.eventSignal.notify()
+  return moved
 }
 
 export async function failStaleHolds(deps: TransitionDeps & { holdLifetimeSeconds: number }, batch = 200): Promise<number> {
   const now = deps.clock.now()
   const heldBefore = new Date(now.getTime() - deps.holdLifetimeSeconds * 1000)
-  return deps.store.transaction(async (tx) => {
+  const moved = await deps.store.transaction(async (tx) => {
     let moved = 0
     for (const inv of await tx.invoices.listStaleHolds(heldBefore, batch)) {
       if (await moveQuietly(() => transitionIn(tx, deps, () => tx.invoices.findById(inv.id), 'failed', now, ['hold']))) moved += 1
     }
     return moved
   })
+  if (moved > 0) deps.eventSignal.notify()
+  return moved
 }
 
 /** Another writer may have settled the invoice first: that is not an error for a sweeper. */

@@ -3,6 +3,7 @@ export type InvoiceId = string & { readonly __brand: 'InvoiceId' }
 export type MerchantId = string & { readonly __brand: 'MerchantId' }
 export type ApiKeyId = string & { readonly __brand: 'ApiKeyId' }
 export type EventId = string & { readonly __brand: 'EventId' }
+export type DeliveryId = string & { readonly __brand: 'DeliveryId' }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 

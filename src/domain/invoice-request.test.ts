@@ -15,6 +15,7 @@ const RULES: RequestRules = {
   catalog: CATALOG,
   defaultService: 'card',
   callbackAllowHttp: false,
+  webhookAllowPrivate: false,
   lifetime: { default: 3600, min: 300, max: 2_592_000 },
 }
 
@@ -241,7 +242,7 @@ describe('validateCreateRequest — callback_url', () => {
   })
 
   it('when callback_url is http and callbackAllowHttp is on, then it is accepted', () => {
-    expect(accepted({ callbackUrl: 'http://localhost:3000/hooks' }, { callbackAllowHttp: true }).callbackUrl).toBe('http://localhost:3000/hooks')
+    expect(accepted({ callbackUrl: 'http://shop.example:3000/hooks' }, { callbackAllowHttp: true }).callbackUrl).toBe('http://shop.example:3000/hooks')
   })
 
   it.each(['ftp://shop.example/h', 'javascript:alert(1)', 'file:///etc/passwd', 'mailto:a@shop.example'])(
@@ -253,6 +254,34 @@ describe('validateCreateRequest — callback_url', () => {
 
   it.each(['/hooks', 'shop.example/hooks', 'not a url', '', 'https://'])('when callback_url is not absolute (%j), then it is refused', (callbackUrl) => {
     refusedOn('callback_url', { callbackUrl })
+  })
+
+  it.each([
+    ['https://127.0.0.1/h', 'loopback'],
+    ['https://2130706433/h', 'loopback'],
+    ['https://0x7f000001/h', 'loopback'],
+    ['https://127.1/h', 'loopback'],
+    ['https://localhost:8443/h', 'loopback'],
+    ['https://[::1]/h', 'loopback'],
+    ['https://[::ffff:127.0.0.1]/h', 'loopback'],
+    ['https://10.0.0.1/h', 'private'],
+    ['https://192.168.1.1/h', 'private'],
+    ['https://169.254.169.254/h', 'link-local'],
+    ['https://100.64.1.1/h', 'cgnat'],
+    ['https://[fd00::1]/h', 'unique-local'],
+    ['https://0.0.0.0/h', 'unspecified'],
+  ])('when callback_url is %s, then it is refused as a %s address unless WEBHOOK_ALLOW_PRIVATE', (callbackUrl, cls) => {
+    expect(refusedOn('callback_url', { callbackUrl })).toMatch(new RegExp(`^must not point to a ${cls} address`))
+    expect(accepted({ callbackUrl }, { webhookAllowPrivate: true }).callbackUrl).toBe(callbackUrl)
+  })
+
+  it('when callback_url names a host or a public address, then it is accepted (the name is checked again when connecting)', () => {
+    expect(accepted({ callbackUrl: 'https://93.184.216.34/h' }).callbackUrl).toBe('https://93.184.216.34/h')
+    expect(accepted({ callbackUrl: 'https://hooks.shop.example/h' }).callbackUrl).toBe('https://hooks.shop.example/h')
+  })
+
+  it('when success_url or fail_url is a loopback address, then it is accepted: the buyer is sent there, not our webhooks', () => {
+    expect(accepted({ successUrl: 'http://localhost:3000/ok' }).successUrl).toBe('http://localhost:3000/ok')
   })
 
   it('when callback_url is 2048 characters, then it is accepted; at 2049 it is refused', () => {

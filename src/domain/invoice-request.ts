@@ -1,6 +1,7 @@
 import { amountBounds, enabledExponent, findService, supportsCurrency, type Catalog } from './catalog.js'
 import type { FieldError } from './errors.js'
 import { formatAmount, numberText, parseAmount, type Minor } from './money.js'
+import { classifyHost, isPublic } from './network-address.js'
 
 /** A create request after the wire schema checked types and lengths (API.md B2). */
 export interface CreateInvoiceInput {
@@ -19,6 +20,8 @@ export interface RequestRules {
   readonly catalog: Catalog
   readonly defaultService: string
   readonly callbackAllowHttp: boolean
+  /** WEBHOOK_ALLOW_PRIVATE: a callback_url may name a loopback, private or other non-public host. */
+  readonly webhookAllowPrivate: boolean
   readonly lifetime: { readonly default: number; readonly min: number; readonly max: number }
 }
 
@@ -97,7 +100,7 @@ export function validateCreateRequest(
 
   if (input.comment !== undefined && [...input.comment].length > 1024) fail('comment', 'must be at most 1024 characters')
 
-  const callbackUrl = checkUrl('callback_url', input.callbackUrl, rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'], fail)
+  const callbackUrl = checkUrl('callback_url', input.callbackUrl, rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'], fail, !rules.webhookAllowPrivate)
   const successUrl = checkUrl('success_url', input.successUrl, ['https:', 'http:'], fail)
   const failUrl = checkUrl('fail_url', input.failUrl, ['https:', 'http:'], fail)
 
@@ -126,11 +129,27 @@ export function validateCreateRequest(
   }
 }
 
+export interface CallbackUrlRules {
+  readonly callbackAllowHttp: boolean
+  readonly webhookAllowPrivate: boolean
+}
+
+/**
+ * A webhook target (callback_url, or the url of a test webhook): what is wrong with it, or undefined when it
+ * may be used. The literal host is judged here; a name is judged again on its resolved address at connection time.
+ */
+export function callbackUrlProblem(value: string, rules: CallbackUrlRules): string | undefined {
+  let problem: string | undefined
+  checkUrl('url', value, rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'], (_f, message) => (problem ??= message), !rules.webhookAllowPrivate)
+  return problem
+}
+
 function checkUrl(
   field: string,
   value: string | undefined,
   schemes: readonly string[],
   fail: (field: string, message: string) => void,
+  publicHostOnly = false,
 ): string | null {
   if (value === undefined) return null
   const allowed = schemes.map((s) => s.slice(0, -1)).join(' or ')
@@ -156,6 +175,13 @@ function checkUrl(
   }
   if (url.hostname === '') {
     fail(field, 'must name a host')
+    return null
+  }
+  // API.md B6: no webhooks to loopback, private or other non-public hosts. The WHATWG parser has already turned
+  // odd IPv4 spellings (2130706433, 0x7f000001, 127.1, 0177.0.0.1) into dotted form; classifyHost accepts both.
+  const cls = publicHostOnly ? classifyHost(url.hostname) : undefined
+  if (cls !== undefined && !isPublic(cls)) {
+    fail(field, `must not point to a ${cls} address (${url.hostname}); only public hosts receive webhooks`)
     return null
   }
   return value

@@ -8,8 +8,10 @@ import { registerRequestId, requestIdOf } from './plugins/request-id.js'
 import { invoiceRoutes } from './routes/invoices.js'
 import { payRoutes } from './routes/pay.js'
 import { publicRoutes } from './routes/public.js'
+import { webhookRoutes } from './routes/webhooks.js'
 import { FieldErrorSchema, InvoiceSchema, ProblemSchema } from './schemas/common.js'
 import { CreateInvoiceResponse, InvoiceListResponse } from './schemas/invoices.js'
+import { DeliveryAttemptSchema, DeliveryListResponse, DeliverySchema, TestWebhookResponse } from './schemas/webhooks.js'
 
 export type BuildAppDeps = Omit<HttpDeps, 'metrics'>
 
@@ -37,13 +39,24 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     global: true,
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
   })
-  for (const schema of [FieldErrorSchema, ProblemSchema, InvoiceSchema, CreateInvoiceResponse, InvoiceListResponse]) {
+  for (const schema of [
+    FieldErrorSchema,
+    ProblemSchema,
+    InvoiceSchema,
+    CreateInvoiceResponse,
+    InvoiceListResponse,
+    DeliveryAttemptSchema,
+    DeliverySchema,
+    DeliveryListResponse,
+    TestWebhookResponse,
+  ]) {
     app.addSchema(schema)
   }
   await registerDocs(app, opts.publicUrl)
-  const metrics = registerMetrics(app, { defaultMetrics: opts.defaultMetrics })
+  const metrics = registerMetrics(app, { defaultMetrics: opts.defaultMetrics, extra: opts.metricsRegistries ?? [] })
   const full: HttpDeps = { ...deps, metrics }
   invoiceRoutes(app, full)
+  webhookRoutes(app, full)
   publicRoutes(app, full)
   await payRoutes(app, full)
   return app

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { RateLimiter } from '../ports/rate-limiter.js'
 import type { Authenticated } from '../app/authenticate-api-key.js'
 import type { CreateInvoiceResult } from '../app/create-invoice.js'
 import type { GetInfoQuery } from '../app/get-invoice.js'
@@ -9,6 +10,10 @@ import type { CreateInvoiceInput } from '../domain/invoice-request.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { PaymentView } from '../app/get-payment-view.js'
 import type { SimulatedOutcome } from '../app/simulate-payment.js'
+import type { ListDeliveriesQuery } from '../app/list-deliveries.js'
+import type { TestWebhookResult } from '../app/send-test-webhook.js'
+import type { DeliveryWithAttempts } from '../domain/delivery.js'
+import type { Registry } from 'prom-client'
 import type { HttpMetrics } from './plugins/metrics.js'
 
 /** The use cases the HTTP shell calls, already bound to their dependencies by the composition root. */
@@ -29,19 +34,31 @@ export interface PaymentUseCases {
   simulate(id: InvoiceId, outcome: SimulatedOutcome): Promise<Invoice>
 }
 
+/** The merchant's webhook endpoints (API.md C). */
+export interface WebhookUseCases {
+  listDeliveries(merchant: Merchant, query: ListDeliveriesQuery): Promise<{ deliveries: DeliveryWithAttempts[]; nextCursor: string | null }>
+  redeliver(merchant: Merchant, id: string): Promise<DeliveryWithAttempts>
+  sendTest(merchant: Merchant, url: string): Promise<TestWebhookResult>
+}
+
 export interface HttpOptions {
   readonly logger: FastifyBaseLogger
   readonly publicUrl: string
   readonly bodyLimit: number
   /** Collect Node's default process metrics (off in tests that build many apps). */
   readonly defaultMetrics: boolean
+  /** Further registries /metrics exposes beside the HTTP one (the workers' webhook metrics). */
+  readonly metricsRegistries?: readonly Registry[]
 }
 
 export interface HttpDeps {
   readonly publicUrl: string
   readonly authenticate: (apiKey: string | undefined) => Promise<Authenticated>
+  /** Per-key and failed-authentication limits (API.md B8). */
+  readonly rateLimiter: RateLimiter
   readonly invoices: InvoiceUseCases
   readonly payments: PaymentUseCases
+  readonly webhooks: WebhookUseCases
   /** SANDBOX: the simulate endpoint and the page's test controls exist only when true. */
   readonly sandbox: boolean
   readonly ping: () => Promise<void>

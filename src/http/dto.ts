@@ -1,23 +1,10 @@
-import { currencyExponent } from '../domain/currencies.js'
-import { readStatus, type Invoice } from '../domain/invoice.js'
-import { formatAmount, toMajorNumber, type Minor } from '../domain/money.js'
+import type { DeliveryWithAttempts } from '../domain/delivery.js'
+import type { Invoice } from '../domain/invoice.js'
+import { invoiceView, storedExponent, type InvoiceView } from '../domain/invoice-view.js'
+import { formatAmount, type Minor } from '../domain/money.js'
 
-/** The seed's 2.1 invoice: exactly these 13 fields (API.md B4, B9). */
-export interface InvoiceWire {
-  id: string
-  merchant_id: string
-  order_id: string
-  amount: number
-  currency: string
-  status: string
-  service: string
-  url: string
-  qr_data: string
-  credited: number | null
-  expired_at: string
-  paid_at: string | null
-  created_at: string
-}
+/** The seed's 2.1 invoice: exactly these 13 fields (API.md B4, B9); the mapping is the domain's, shared with webhooks. */
+export type InvoiceWire = InvoiceView
 
 /** The seed's 2.3 create response. `order_id` carries the invoice id, as the seed says. */
 export interface CreateResponseWire {
@@ -29,29 +16,8 @@ export interface CreateResponseWire {
   is_new: boolean
 }
 
-function exponentOf(currency: string): number {
-  const e = currencyExponent(currency)
-  if (e === undefined) throw new Error(`stored invoice has unknown currency ${currency}`)
-  return e
-}
-
 export function invoiceToWire(inv: Invoice, now: Date): InvoiceWire {
-  const exp = exponentOf(inv.currency)
-  return {
-    id: inv.id,
-    merchant_id: inv.merchantId,
-    order_id: inv.orderId,
-    amount: toMajorNumber(inv.amount, exp),
-    currency: inv.currency,
-    status: readStatus(inv, now),
-    service: inv.service,
-    url: inv.payUrl,
-    qr_data: inv.qrData,
-    credited: inv.credited === null ? null : toMajorNumber(inv.credited, exp),
-    expired_at: inv.expiresAt.toISOString(),
-    paid_at: inv.paidAt === null ? null : inv.paidAt.toISOString(),
-    created_at: inv.createdAt.toISOString(),
-  }
+  return invoiceView(inv, now)
 }
 
 export function createResponseToWire(inv: Invoice, isNew: boolean, publicUrl: string, qrImage: string): CreateResponseWire {
@@ -60,7 +26,34 @@ export function createResponseToWire(inv: Invoice, isNew: boolean, publicUrl: st
     pay_url: inv.payUrl,
     qr_url: `${publicUrl}/qr/${inv.id}.png`,
     qr_image: qrImage,
-    amount: formatAmount(inv.amount as Minor, exponentOf(inv.currency)),
+    amount: formatAmount(inv.amount as Minor, storedExponent(inv.currency)),
     is_new: isNew,
+  }
+}
+
+/** An entry of the delivery log (API.md C). */
+export interface DeliveryWire {
+  id: string
+  event_id: string
+  invoice_id: string
+  type: string
+  url: string
+  status: string
+  attempts: { at: string; status_code: number | null; latency_ms: number; error: string | null }[]
+  next_attempt_at: string | null
+  created_at: string
+}
+
+export function deliveryToWire(d: DeliveryWithAttempts): DeliveryWire {
+  return {
+    id: d.id,
+    event_id: d.eventId,
+    invoice_id: d.invoiceId,
+    type: d.type,
+    url: d.url,
+    status: d.status,
+    attempts: d.attempts.map((a) => ({ at: a.at.toISOString(), status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error })),
+    next_attempt_at: d.nextAttemptAt === null ? null : d.nextAttemptAt.toISOString(),
+    created_at: d.createdAt.toISOString(),
   }
 }

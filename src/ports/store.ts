@@ -1,5 +1,6 @@
 import type { Invoice, InvoiceEvent, Status } from '../domain/invoice.js'
-import type { ApiKeyId, InvoiceId, MerchantId } from '../domain/ids.js'
+import type { ApiKeyId, DeliveryId, InvoiceId, MerchantId } from '../domain/ids.js'
+import type { ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, DeliveryWithAttempts } from '../domain/delivery.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../domain/merchant.js'
 
 /** A page position for newest-first listings: the last row's (createdAt, id). */
@@ -83,6 +84,65 @@ export interface WebhookSecretRepo extends WebhookSecretReader {
   retireCurrent(merchantId: MerchantId, expiresAt: Date): Promise<void>
 }
 
+export interface DeliveryListQuery {
+  readonly merchantId: MerchantId
+  readonly invoiceId?: InvoiceId
+  readonly status?: DeliveryStatus
+  readonly after?: Cursor
+  readonly limit: number
+}
+
+export interface DeliveryQueueStats {
+  /** Deliveries still pending (waiting, due or in flight). */
+  readonly pending: number
+  /** The earliest next_attempt_at among pending deliveries that are due and not waiting behind an earlier one. */
+  readonly oldestDueAt: Date | null
+}
+
+export interface DeliveryReader {
+  /** The delivery with its attempts, whoever owns it; undefined when none. */
+  findById(id: DeliveryId): Promise<DeliveryWithAttempts | undefined>
+  /** Newest first by (created_at, id), at most `limit`, each with its attempts oldest first. */
+  list(query: DeliveryListQuery): Promise<DeliveryWithAttempts[]>
+  /** For the queue gauges, read on every scrape. */
+  queueStats(now: Date): Promise<DeliveryQueueStats>
+}
+
+/** What an attempt changes on its delivery. */
+export interface DeliveryProgress {
+  readonly status: DeliveryStatus
+  readonly attemptCount: number
+  readonly nextAttemptAt: Date | null
+  readonly updatedAt: Date
+}
+
+export interface DeliveryRepo extends DeliveryReader {
+  /**
+   * The delivery of a new event with its webhook body, fixed now (API.md B6: the invoice as it was at the
+   * event); call in the transaction that appends the event (the outbox).
+   */
+  insert(delivery: Delivery, payload: string): Promise<void>
+  /**
+   * Claims up to `limit` due deliveries until `leaseUntil`, oldest due first, and returns them with their
+   * payload. Due: pending, next_attempt_at <= now, not leased by a live claim, and no earlier delivery (by
+   * created_at, id) of the same invoice still pending — the per-invoice order of API.md B6. Call in a
+   * transaction of its own; on PostgreSQL the rows are locked FOR UPDATE SKIP LOCKED, so concurrent
+   * dispatchers (other instances) claim disjoint sets.
+   */
+  claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]>
+  /** Appends an attempt to the delivery's log. */
+  addAttempt(deliveryId: DeliveryId, attempt: DeliveryAttempt): Promise<void>
+  /**
+   * Compare-and-set: applies `progress` and ends the lease only if the delivery is still held by this claim
+   * (same lease, same attempt count) — a manual redelivery or another instance's claim in between wins.
+   */
+  settle(claim: ClaimedDelivery, progress: DeliveryProgress): Promise<boolean>
+  /** Gives the claim back without an attempt (shutdown): the delivery is due again at once. */
+  release(claim: ClaimedDelivery): Promise<boolean>
+  /** Redelivery (API.md C): pending again, due at `now`, a new run of the schedule; the lease is dropped. */
+  requeue(id: DeliveryId, now: Date): Promise<boolean>
+}
+
 /** Everything one transaction can touch. */
 export interface Tx {
   readonly invoices: InvoiceRepo
@@ -90,6 +150,7 @@ export interface Tx {
   readonly merchants: MerchantRepo
   readonly apiKeys: ApiKeyRepo
   readonly webhookSecrets: WebhookSecretRepo
+  readonly deliveries: DeliveryRepo
 }
 
 /** The storage port; adapters: SQLite (embedded default) and PostgreSQL. */
@@ -101,6 +162,7 @@ export interface Store {
   readonly merchants: MerchantReader
   readonly apiKeys: ApiKeyReader
   readonly webhookSecrets: WebhookSecretReader
+  readonly deliveries: DeliveryReader
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
   /** Resolves when the database answers a trivial query; rejects otherwise. */

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Store } from '../../src/ports/store.js'
 import { StoreUnavailableError } from '../../src/ports/store.js'
 import { describeAccountContract } from './account.contract.js'
+import { describeDeliveryContract } from './delivery.contract.js'
 import { at, eventFixture, invoiceFixture, merchantFixture, MINUTE, type ContractContext } from './fixtures.js'
 import { describeInvoiceListContract } from './invoice-list.contract.js'
 import { describeInvoiceContract } from './invoice.contract.js'
@@ -136,5 +137,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeInvoiceContract(ctx)
     describeInvoiceListContract(ctx)
     describeAccountContract(ctx)
+    describeDeliveryContract(ctx)
   })
 }

@@ -5,6 +5,15 @@ import { ALL_CURRENCY_CODES } from '../../src/domain/currencies.js'
 import { cliCommands, createHttpApp, createRuntime, startWorkers, type Runtime } from '../../src/main.js'
 import type { Clock } from '../../src/ports/clock.js'
 import { FakeClock } from './fake-clock.js'
+import { createTestSchema, type TestSchema } from './postgres.js'
+
+export type TestDb = 'sqlite' | 'postgres'
+
+/**
+ * The database test apps run on unless a test says otherwise: `TEST_DB=postgres` (set by the `postgres`
+ * vitest project, vitest.config.ts) selects PostgreSQL at TEST_DATABASE_URL, anything else in-memory SQLite.
+ */
+export const TEST_DB: TestDb = process.env.TEST_DB === 'postgres' ? 'postgres' : 'sqlite'
 
 export interface TestMerchant {
   readonly id: string
@@ -17,6 +26,7 @@ export interface TestApp {
   readonly app: FastifyInstance
   readonly rt: Runtime
   readonly config: Config
+  /** The fake clock the app reads (unused when built with `realClock`). */
   readonly clock: FakeClock
   /** Runs the clock-driven sweeps (expiry, hold lifetime) now, as the worker would on its next tick. */
   sweep(): Promise<void>
@@ -25,22 +35,45 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-/** The real app over in-memory SQLite with a fake clock: the same buildApp production uses. */
+/**
+ * The real app with a fake clock: the same buildApp production uses, over in-memory SQLite or, on PostgreSQL,
+ * over a fresh schema of its own (dropped by close()), so every app starts as empty as an in-memory database.
+ * An explicit `DATABASE_URL` in `env` is used as it is.
+ */
 export async function buildTestApp(
   env: Record<string, string> = {},
-  opts: { clock?: FakeClock; logger?: pino.Logger } = {},
+  opts: {
+    clock?: FakeClock
+    logger?: pino.Logger
+    db?: TestDb
+    /** The system clock instead of the fake one (webhook tests: receivers check webhook-timestamp against real time). */
+    realClock?: boolean
+    /** Run the real webhook dispatcher (off by default: most tests never send webhooks). */
+    webhooks?: boolean
+  } = {},
 ): Promise<TestApp> {
+  const db = opts.db ?? TEST_DB
+  const schema: TestSchema | undefined = db === 'postgres' && env.DATABASE_URL === undefined ? await createTestSchema() : undefined
   const config = loadConfig(
-    { DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://pay.test', KEY_CACHE_TTL: '0', ...env },
+    { DATABASE_URL: schema?.url ?? 'sqlite::memory:', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://pay.test', KEY_CACHE_TTL: '0', ...env },
     (c) => ALL_CURRENCY_CODES.includes(c),
   )
   const clock = opts.clock ?? new FakeClock()
-  const rt = await createRuntime(config, { clock: clock as Clock, logger: opts.logger ?? pino({ level: 'silent' }) })
+  let rt: Runtime
+  try {
+    rt = await createRuntime(config, {
+      ...(opts.realClock === true ? {} : { clock: clock as Clock }),
+      logger: opts.logger ?? pino({ level: 'silent' }),
+    })
+  } catch (err) {
+    await schema?.drop()
+    throw err
+  }
   const app = await createHttpApp(rt, { defaultMetrics: false })
   await app.ready()
   const commands = cliCommands(rt)
   // the real worker, with a timer too slow to fire in a test: tests drive it with sweep() and the fake clock
-  const workers = startWorkers(rt, 3_600_000)
+  const workers = startWorkers(rt, 3_600_000, { webhooks: opts.webhooks ?? false })
   return {
     app,
     rt,
@@ -54,7 +87,9 @@ export async function buildTestApp(
     async close() {
       await workers.stop()
       await app.close()
+      await rt.deps.webhooks.transport.close()
       await rt.store.close()
+      await schema?.drop()
     },
   }
 }

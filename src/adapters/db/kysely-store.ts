@@ -1,10 +1,11 @@
 /**
  * The Store port over a Kysely instance: everything but opening the database is shared by the SQLite adapter
- * and the PostgreSQL one to come; each supplies its dialect and its "database unavailable" classifier.
+ * and the PostgreSQL one (postgres.ts); each supplies its dialect and its "database unavailable" classifier.
  */
 import { Migrator, sql, type Kysely } from 'kysely'
 import type { Store, Tx } from '../../ports/store.js'
 import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './account-repos.js'
+import { KyselyDeliveryRepo } from './delivery-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './invoice-repo.js'
 import { migrationProvider } from './migrations/index.js'
 import type { Database, SqlDialect } from './schema.js'
@@ -14,33 +15,42 @@ export interface KyselyStoreOptions {
   readonly dialect: SqlDialect
   /** True for errors that mean the database cannot be reached or written; they become StoreUnavailableError. */
   readonly isUnavailable: (err: unknown) => boolean
+  /** The schema of Kysely's own migration tables, asked for at each migrate(); undefined: Kysely's default. */
+  readonly migrationTableSchema?: (db: Kysely<Database>) => Promise<string>
 }
 
-function repos(db: Kysely<Database>, guard: Guard): Tx {
+function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect): Tx {
   return {
     invoices: new KyselyInvoiceRepo(db, guard),
     events: new KyselyEventRepo(db, guard),
     merchants: new KyselyMerchantRepo(db, guard),
     apiKeys: new KyselyApiKeyRepo(db, guard),
     webhookSecrets: new KyselyWebhookSecretRepo(db, guard),
+    deliveries: new KyselyDeliveryRepo(db, guard, dialect),
   }
 }
 
 export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions): Store {
   const guard = createGuard(opts.isUnavailable)
   // The Store's readers run on the plain database, outside any transaction.
-  const top = repos(db, guard)
+  const top = repos(db, guard, opts.dialect)
   return {
     // The guard also covers begin/commit; errors thrown by `fn` itself pass through it unchanged.
-    transaction: (fn) => guard(db.transaction().execute((trx) => fn(repos(trx, guard)))),
+    transaction: (fn) => guard(db.transaction().execute((trx) => fn(repos(trx, guard, opts.dialect)))),
     invoices: top.invoices,
     events: top.events,
     merchants: top.merchants,
     apiKeys: top.apiKeys,
     webhookSecrets: top.webhookSecrets,
+    deliveries: top.deliveries,
 
     async migrate() {
-      const migrator = new Migrator({ db, provider: migrationProvider(opts.dialect) })
+      const schema = opts.migrationTableSchema && (await guard(opts.migrationTableSchema(db)))
+      const migrator = new Migrator({
+        db,
+        provider: migrationProvider(opts.dialect),
+        ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+      })
       const { error } = await guard(migrator.migrateToLatest())
       if (error !== undefined) throw translateUnavailable(error, opts.isUnavailable)
     },

@@ -73,6 +73,34 @@ export interface EventRow {
   created_at: Millis
 }
 
+/** A webhook delivery (migration 002): one per event of an invoice with a callback_url. */
+export interface DeliveryRow {
+  id: string
+  event_id: string
+  invoice_id: string
+  merchant_id: string
+  url: string
+  type: string
+  /** The webhook body, fixed when the event was written: every attempt sends the same bytes. */
+  payload: string
+  status: string
+  attempt_count: number
+  next_attempt_at: Millis | null
+  /** A dispatcher's claim: the delivery is in flight until then. */
+  lease_until: Millis | null
+  created_at: Millis
+  updated_at: Millis
+}
+
+export interface DeliveryAttemptRow {
+  id: string
+  delivery_id: string
+  at: Millis
+  status_code: number | null
+  latency_ms: number
+  error: string | null
+}
+
 /** Kysely's view of the database. No column is generated: the application supplies every value. */
 export interface Database {
   merchants: MerchantRow
@@ -80,6 +108,8 @@ export interface Database {
   webhook_secrets: WebhookSecretRow
   invoices: InvoiceRow
   events: EventRow
+  deliveries: DeliveryRow
+  delivery_attempts: DeliveryAttemptRow
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import type { Authenticated } from '../../app/authenticate-api-key.js'
+import { AppError } from '../../domain/errors.js'
 import type { Merchant } from '../../domain/merchant.js'
+import type { LimitDecision, RateLimiter } from '../../ports/rate-limiter.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,12 +11,45 @@ declare module 'fastify' {
   }
 }
 
-/** The onRequest hook of every merchant route (API.md B1): runs before body parsing and validation. */
-export function requireApiKey(authenticate: (key: string | undefined) => Promise<Authenticated>): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
+/**
+ * The onRequest hook of every merchant route (API.md B1, B8): runs before body parsing and validation.
+ * 1. An address past its failed-authentication limit gets 429 without its key being looked at.
+ * 2. The key is authenticated; a missing or wrong key counts against the address.
+ * 3. The key's token bucket is charged; past it, 429. Every answer carries the key's RateLimit-* headers.
+ */
+export function requireApiKey(
+  authenticate: (key: string | undefined) => Promise<Authenticated>,
+  limiter?: RateLimiter,
+): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (limiter !== undefined) {
+      const blocked = await limiter.authBlocked(request.ip)
+      if (!blocked.allowed) {
+        refuse(reply, blocked, 'too many failed authentications from this address')
+      }
+    }
     const header = request.headers['x-api-key']
     const key = Array.isArray(header) ? header[0] : header
-    const auth = await authenticate(key?.trim())
+    let auth: Authenticated
+    try {
+      auth = await authenticate(key?.trim())
+    } catch (err) {
+      if (limiter !== undefined && err instanceof AppError && (err.code === 'missing_api_key' || err.code === 'invalid_api_key')) {
+        await limiter.recordAuthFailure(request.ip)
+      }
+      throw err
+    }
+    if (limiter !== undefined) {
+      const d = await limiter.takeForKey(auth.keyId)
+      reply.header('ratelimit-limit', d.limit).header('ratelimit-remaining', d.remaining).header('ratelimit-reset', d.resetSeconds)
+      if (!d.allowed) refuse(reply, d, 'this API key is over its request rate')
+    }
     request.merchant = auth.merchant
   }
+}
+
+function refuse(reply: FastifyReply, d: LimitDecision, why: string): never {
+  reply.header('retry-after', d.retryAfterSeconds)
+  reply.header('ratelimit-limit', d.limit).header('ratelimit-remaining', d.remaining).header('ratelimit-reset', d.resetSeconds)
+  throw new AppError('rate_limited', `${why}; retry after ${d.retryAfterSeconds} s`)
 }

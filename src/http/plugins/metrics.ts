@@ -7,7 +7,7 @@ export interface HttpMetrics {
 }
 
 /** Prometheus metrics of one app instance (its own registry: no module-level singletons). */
-export function registerMetrics(app: FastifyInstance, opts: { defaultMetrics: boolean }): HttpMetrics {
+export function registerMetrics(app: FastifyInstance, opts: { defaultMetrics: boolean; extra?: readonly Registry[] }): HttpMetrics {
   const registry = new Registry()
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry })
   const requests = new Counter({
@@ -38,7 +38,9 @@ export function registerMetrics(app: FastifyInstance, opts: { defaultMetrics: bo
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.type(registry.contentType)
-    return registry.metrics()
+    // the workers' registries (webhooks) beside this app's own; each text ends with a newline
+    const texts = await Promise.all([registry, ...(opts.extra ?? [])].map((r) => r.metrics()))
+    return texts.join('')
   })
   return { registry, invoicesCreated }
 }

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { HttpDeps } from '../deps.js'
 import { createResponseToWire, invoiceToWire } from '../dto.js'
 import { requireApiKey } from '../plugins/auth.js'
-import { InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
+import { AUTH_ERRORS, InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
 import {
   CreateInvoiceBody,
   CreateInvoiceResponse,
@@ -14,12 +14,10 @@ import {
 } from '../schemas/invoices.js'
 import { Type } from '@sinclair/typebox'
 
-const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'merchant_disabled', 'rate_limited'] as const
-
 /** The seed's two endpoints and the invoice read extensions (API.md B2–B4, C). */
 export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
-  const onRequest = requireApiKey(deps.authenticate)
+  const onRequest = requireApiKey(deps.authenticate, deps.rateLimiter)
 
   r.post(
     '/api/v1/invoices',

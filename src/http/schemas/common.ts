@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.js'
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 
 export const FieldErrorSchema = Type.Object(
   { field: Type.String(), message: Type.String() },
@@ -56,3 +56,6 @@ export const InvoiceSchema = Type.Object(
 )
 
 export const SECURITY = [{ ApiKey: [] }]
+
+/** What any merchant route can answer before it runs (API.md B1, B8). */
+export const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'merchant_disabled', 'rate_limited'] as const

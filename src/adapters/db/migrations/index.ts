@@ -5,10 +5,12 @@
 import type { Migration, MigrationProvider } from 'kysely'
 import type { SqlDialect } from '../schema.js'
 import { initialMigration } from './001-initial.js'
+import { webhooksMigration } from './002-webhooks.js'
 
 export function migrationProvider(dialect: SqlDialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
     '001-initial': initialMigration(dialect),
+    '002-webhooks': webhooksMigration(dialect),
   }
   return { getMigrations: async () => migrations }
 }

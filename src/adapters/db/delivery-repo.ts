@@ -1,0 +1,263 @@
+/**
+ * Webhook deliveries and their attempts over Kysely: the same queries serve SQLite and PostgreSQL. The one
+ * difference is the claim's row locking (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite has one writer and
+ * BEGIN IMMEDIATE, so its select-then-update in one transaction is already exclusive).
+ */
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
+import type { ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, DeliveryWithAttempts, WebhookEventType } from '../../domain/delivery.js'
+import type { DeliveryId, EventId, InvoiceId, MerchantId } from '../../domain/ids.js'
+import type { DeliveryListQuery, DeliveryProgress, DeliveryQueueStats, DeliveryRepo } from '../../ports/store.js'
+import type { Database, DeliveryAttemptRow, DeliveryRow, SqlDialect } from './schema.js'
+import type { Guard } from './unavailable.js'
+
+const DELIVERY_COLUMNS = [
+  'id',
+  'event_id',
+  'invoice_id',
+  'merchant_id',
+  'url',
+  'type',
+  'status',
+  'attempt_count',
+  'next_attempt_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof DeliveryRow)[]
+const ATTEMPT_COLUMNS = ['id', 'delivery_id', 'at', 'status_code', 'latency_ms', 'error'] as const satisfies readonly (keyof DeliveryAttemptRow)[]
+
+type DeliveryRead = Pick<DeliveryRow, (typeof DELIVERY_COLUMNS)[number]>
+
+function rowToDelivery(r: DeliveryRead): Delivery {
+  return {
+    id: r.id as DeliveryId,
+    eventId: r.event_id as EventId,
+    invoiceId: r.invoice_id as InvoiceId,
+    merchantId: r.merchant_id as MerchantId,
+    url: r.url,
+    type: r.type as WebhookEventType,
+    status: r.status as DeliveryStatus,
+    attemptCount: r.attempt_count,
+    nextAttemptAt: r.next_attempt_at === null ? null : new Date(r.next_attempt_at),
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+  }
+}
+
+function rowToAttempt(r: Pick<DeliveryAttemptRow, (typeof ATTEMPT_COLUMNS)[number]>): DeliveryAttempt {
+  return { id: r.id, at: new Date(r.at), statusCode: r.status_code, latencyMs: r.latency_ms, error: r.error }
+}
+
+/**
+ * No earlier delivery (by created_at, then id) of the same invoice is still pending: API.md B6, "a later event
+ * waits until the earlier one succeeded or was given up". A covering seek in deliveries_invoice_idx.
+ */
+function noEarlierPending(eb: ExpressionBuilder<Database & { d: DeliveryRow }, 'd'>) {
+  return eb.not(
+    eb.exists(
+      eb
+        .selectFrom('deliveries as p')
+        .select(sql<number>`1`.as('one'))
+        .whereRef('p.invoice_id', '=', 'd.invoice_id')
+        .where('p.status', '=', 'pending')
+        // a row value, so the range is a seek in deliveries_invoice_idx (invoice_id, status, created_at, id)
+        .where((w) => w(w.refTuple('p.created_at', 'p.id'), '<', w.refTuple('d.created_at', 'd.id'))),
+    ),
+  )
+}
+
+export class KyselyDeliveryRepo implements DeliveryRepo {
+  readonly #db: Kysely<Database>
+  readonly #guard: Guard
+  readonly #dialect: SqlDialect
+
+  constructor(db: Kysely<Database>, guard: Guard, dialect: SqlDialect) {
+    this.#db = db
+    this.#guard = guard
+    this.#dialect = dialect
+  }
+
+  async insert(d: Delivery, payload: string): Promise<void> {
+    await this.#guard(
+      this.#db
+        .insertInto('deliveries')
+        .values({
+          id: d.id,
+          event_id: d.eventId,
+          invoice_id: d.invoiceId,
+          merchant_id: d.merchantId,
+          url: d.url,
+          type: d.type,
+          payload,
+          status: d.status,
+          attempt_count: d.attemptCount,
+          next_attempt_at: d.nextAttemptAt === null ? null : d.nextAttemptAt.getTime(),
+          lease_until: null,
+          created_at: d.createdAt.getTime(),
+          updated_at: d.updatedAt.getTime(),
+        })
+        .execute(),
+    )
+  }
+
+  async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+    const nowMs = now.getTime()
+    let query = this.#db
+      .selectFrom('deliveries as d')
+      .select(['d.id', 'd.event_id', 'd.invoice_id', 'd.merchant_id', 'd.url', 'd.type', 'd.attempt_count', 'd.payload'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', nowMs)
+      // a lease that ran out belongs to a dispatcher that died mid-attempt: the delivery is due again
+      .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', nowMs)]))
+      .where(noEarlierPending)
+      // index order of deliveries_due_idx, so the scan stops after `limit` rows however long the backlog
+      .orderBy('d.next_attempt_at', 'asc')
+      .limit(limit)
+    // PostgreSQL: concurrent instances skip each other's claimed rows instead of waiting or double-sending.
+    if (this.#dialect === 'postgres') query = query.forUpdate('d').skipLocked()
+    const rows = await this.#guard(query.execute())
+    if (rows.length === 0) return []
+    const until = leaseUntil.getTime()
+    await this.#guard(
+      this.#db
+        .updateTable('deliveries')
+        .set({ lease_until: until })
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .execute(),
+    )
+    return rows.map((r) => ({
+      id: r.id as DeliveryId,
+      eventId: r.event_id as EventId,
+      invoiceId: r.invoice_id as InvoiceId,
+      merchantId: r.merchant_id as MerchantId,
+      url: r.url,
+      type: r.type as WebhookEventType,
+      attemptCount: r.attempt_count,
+      leaseUntil,
+      payload: r.payload,
+    }))
+  }
+
+  async addAttempt(deliveryId: DeliveryId, a: DeliveryAttempt): Promise<void> {
+    await this.#guard(
+      this.#db
+        .insertInto('delivery_attempts')
+        .values({ id: a.id, delivery_id: deliveryId, at: a.at.getTime(), status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error })
+        .execute(),
+    )
+  }
+
+  async settle(claim: ClaimedDelivery, p: DeliveryProgress): Promise<boolean> {
+    const result = await this.#guard(
+      this.#db
+        .updateTable('deliveries')
+        .set({
+          status: p.status,
+          attempt_count: p.attemptCount,
+          next_attempt_at: p.nextAttemptAt === null ? null : p.nextAttemptAt.getTime(),
+          lease_until: null,
+          updated_at: p.updatedAt.getTime(),
+        })
+        .where('id', '=', claim.id)
+        .where('lease_until', '=', claim.leaseUntil.getTime())
+        .where('attempt_count', '=', claim.attemptCount)
+        .executeTakeFirst(),
+    )
+    return result.numUpdatedRows > 0n
+  }
+
+  async release(claim: ClaimedDelivery): Promise<boolean> {
+    const result = await this.#guard(
+      this.#db
+        .updateTable('deliveries')
+        .set({ lease_until: null })
+        .where('id', '=', claim.id)
+        .where('lease_until', '=', claim.leaseUntil.getTime())
+        .where('attempt_count', '=', claim.attemptCount)
+        .executeTakeFirst(),
+    )
+    return result.numUpdatedRows > 0n
+  }
+
+  async requeue(id: DeliveryId, now: Date): Promise<boolean> {
+    const result = await this.#guard(
+      this.#db
+        .updateTable('deliveries')
+        .set({ status: 'pending', attempt_count: 0, next_attempt_at: now.getTime(), lease_until: null, updated_at: now.getTime() })
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    )
+    return result.numUpdatedRows > 0n
+  }
+
+  async findById(id: DeliveryId): Promise<DeliveryWithAttempts | undefined> {
+    const row = await this.#guard(this.#db.selectFrom('deliveries').select(DELIVERY_COLUMNS).where('id', '=', id).executeTakeFirst())
+    if (row === undefined) return undefined
+    const [withAttempts] = await this.#withAttempts([rowToDelivery(row)])
+    return withAttempts
+  }
+
+  async list(q: DeliveryListQuery): Promise<DeliveryWithAttempts[]> {
+    let query = this.#db.selectFrom('deliveries').select(DELIVERY_COLUMNS).where('merchant_id', '=', q.merchantId)
+    if (q.invoiceId !== undefined) query = query.where('invoice_id', '=', q.invoiceId)
+    if (q.status !== undefined) query = query.where('status', '=', q.status)
+    const after = q.after
+    if (after !== undefined) {
+      // strictly after the cursor in (created_at desc, id desc) order; a row value so the index range applies
+      query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(after.createdAt.getTime(), after.id)))
+    }
+    const rows = await this.#guard(query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute())
+    return this.#withAttempts(rows.map(rowToDelivery))
+  }
+
+  async queueStats(now: Date): Promise<DeliveryQueueStats> {
+    const nowMs = now.getTime()
+    const counted = await this.#guard(
+      this.#db
+        .selectFrom('deliveries')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('status', '=', 'pending')
+        .executeTakeFirstOrThrow(),
+    )
+    const oldest = await this.#guard(
+      this.#db
+        .selectFrom('deliveries as d')
+        .select((eb) => eb.fn.min('d.next_attempt_at').as('at'))
+        .where('d.status', '=', 'pending')
+        .where('d.next_attempt_at', '<=', nowMs)
+        .where(noEarlierPending)
+        .executeTakeFirstOrThrow(),
+    )
+    // PostgreSQL returns count(*) and min(bigint) as text
+    const at = oldest.at === null ? null : Number(oldest.at)
+    return { pending: Number(counted.n), oldestDueAt: at === null ? null : new Date(at) }
+  }
+
+  async #withAttempts(deliveries: Delivery[]): Promise<DeliveryWithAttempts[]> {
+    if (deliveries.length === 0) return []
+    const rows = await this.#guard(
+      this.#db
+        .selectFrom('delivery_attempts')
+        .select(ATTEMPT_COLUMNS)
+        .where(
+          'delivery_id',
+          'in',
+          deliveries.map((d) => d.id),
+        )
+        .orderBy('delivery_id')
+        .orderBy('at', 'asc')
+        .orderBy('id', 'asc')
+        .execute(),
+    )
+    const byDelivery = new Map<string, DeliveryAttempt[]>()
+    for (const r of rows) {
+      const list = byDelivery.get(r.delivery_id) ?? []
+      list.push(rowToAttempt(r))
+      byDelivery.set(r.delivery_id, list)
+    }
+    return deliveries.map((d) => ({ ...d, attempts: byDelivery.get(d.id) ?? [] }))
+  }
+}

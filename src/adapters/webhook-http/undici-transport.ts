@@ -1,0 +1,91 @@
+/**
+ * WebhookTransport over undici: one Agent (keep-alive connections per receiver) whose connector refuses
+ * non-public addresses unless the operator allows them (address-guard.ts). `request` follows no redirects:
+ * a 3xx comes back as an answer, which the policy treats as a failed attempt.
+ */
+import { performance } from 'node:perf_hooks'
+import { Agent, request } from 'undici'
+import type { WebhookRequest, WebhookResponse, WebhookTransport } from '../../ports/webhook-transport.js'
+import { ADDRESS_REFUSED, guardedConnector } from './address-guard.js'
+
+/** At most this much of an answer's body is read (and discarded) so its connection can be reused. */
+const MAX_DRAIN_BYTES = 64 * 1024
+const CONNECT_TIMEOUT_MS = 10_000
+
+export interface UndiciTransportOptions {
+  /** WEBHOOK_ALLOW_PRIVATE: skip the address check (local development, tests). */
+  readonly allowPrivate: boolean
+}
+
+export function createUndiciTransport(opts: UndiciTransportOptions): WebhookTransport {
+  const agent = new Agent({
+    connect: opts.allowPrivate ? { timeout: CONNECT_TIMEOUT_MS } : guardedConnector({ timeoutMs: CONNECT_TIMEOUT_MS }),
+    keepAliveTimeout: 4_000,
+  })
+
+  return {
+    async send(req: WebhookRequest): Promise<WebhookResponse> {
+      const started = performance.now()
+      const elapsed = (): number => Math.round(performance.now() - started)
+      const timeout = AbortSignal.timeout(req.timeoutMs)
+      const signal = req.signal === undefined ? timeout : AbortSignal.any([timeout, req.signal])
+      try {
+        const res = await request(req.url, { dispatcher: agent, method: 'POST', headers: { ...req.headers }, body: req.body, signal })
+        const latencyMs = elapsed()
+        await res.body.dump({ limit: MAX_DRAIN_BYTES }).catch(() => undefined)
+        return { statusCode: res.statusCode, latencyMs, error: null, failure: null, aborted: false }
+      } catch (err) {
+        const latencyMs = elapsed()
+        if (req.signal?.aborted === true) return { statusCode: null, latencyMs, error: 'aborted: shutting down', failure: 'network', aborted: true }
+        if (timeout.aborted) {
+          return { statusCode: null, latencyMs, error: `timeout: no answer within ${req.timeoutMs / 1000} s`, failure: 'timeout', aborted: false }
+        }
+        const refused = findCause(err, (e) => (e as { code?: unknown }).code === ADDRESS_REFUSED)
+        if (refused !== undefined) return { statusCode: null, latencyMs, error: refused.message, failure: 'refused', aborted: false }
+        return { statusCode: null, latencyMs, error: describeNetworkError(err), failure: 'network', aborted: false }
+      }
+    },
+
+    async close() {
+      await agent.close()
+    },
+  }
+}
+
+function findCause(err: unknown, match: (e: Error) => boolean): Error | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth += 1) {
+    if (match(e)) return e
+  }
+  return undefined
+}
+
+const KNOWN: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed (temporary)',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed by the receiver',
+  UND_ERR_HEADERS_OVERFLOW: 'answer headers too large',
+  CERT_HAS_EXPIRED: 'TLS certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate chain is self-signed',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate cannot be verified',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
+}
+
+/** A short, secret-free reason for the delivery log: the error code and what it means, not a stack. */
+function describeNetworkError(err: unknown): string {
+  const codeOf = (e: Error | undefined): string | undefined => {
+    const code = (e as { code?: unknown } | undefined)?.code
+    return typeof code === 'string' ? code : undefined
+  }
+  const known = codeOf(findCause(err, (e) => Object.hasOwn(KNOWN, codeOf(e) ?? '')))
+  if (known !== undefined) return `${KNOWN[known] ?? known} (${known})`
+  const other = codeOf(findCause(err, (e) => codeOf(e) !== undefined))
+  if (other !== undefined) return `network error (${other})`
+  return err instanceof Error ? `network error: ${err.message.slice(0, 200)}` : 'network error'
+}

@@ -1,0 +1,38 @@
+import { webhookPayload, type Delivery } from '../domain/delivery.js'
+import type { DeliveryId } from '../domain/ids.js'
+import type { Invoice, InvoiceEvent } from '../domain/invoice.js'
+import { invoiceView } from '../domain/invoice-view.js'
+import { firstAttemptDelayMs } from '../domain/webhook-policy.js'
+import type { Tx } from '../ports/store.js'
+import type { AppDeps } from './deps.js'
+
+export type RecordEventDeps = Pick<AppDeps, 'newId' | 'webhooks'>
+
+/**
+ * The transactional outbox (API.md B5, B6): appends the event of a transition and, when the invoice has a
+ * callback_url, its delivery with the webhook body — the invoice as getInfo reads it at the moment of the
+ * event — all in the caller's transaction. A crash can lose neither the transition's webhook nor its order.
+ *
+ * `before` is the invoice as it was: the delivery's order key (API.md B6, per-invoice order) is never earlier
+ * than the invoice's previous change, so a transition that read the clock before it waited for the database,
+ * or on an instance whose clock lags, still sorts after the event it follows.
+ */
+export async function recordEvent(tx: Tx, deps: RecordEventDeps, before: Invoice, after: Invoice, event: InvoiceEvent): Promise<void> {
+  await tx.events.append(event)
+  if (after.callbackUrl === null) return
+  const orderAt = new Date(Math.max(event.createdAt.getTime(), before.updatedAt.getTime()))
+  const delivery: Delivery = {
+    id: deps.newId() as DeliveryId,
+    eventId: event.id,
+    invoiceId: after.id,
+    merchantId: after.merchantId,
+    url: after.callbackUrl,
+    type: event.type,
+    status: 'pending',
+    attemptCount: 0,
+    nextAttemptAt: new Date(event.createdAt.getTime() + firstAttemptDelayMs(deps.webhooks.retrySchedule)),
+    createdAt: orderAt,
+    updatedAt: orderAt,
+  }
+  await tx.deliveries.insert(delivery, webhookPayload(event.type, event.createdAt, invoiceView(after, event.createdAt)))
+}

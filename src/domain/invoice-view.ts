@@ -1,0 +1,50 @@
+import { currencyExponent } from './currencies.js'
+import { readStatus, type Invoice } from './invoice.js'
+import { toMajorNumber } from './money.js'
+
+/**
+ * The seed's 2.1 invoice, exactly these 13 fields (API.md B4, B9): what getInfo answers and what a webhook
+ * carries as `data` (API.md B6). A pure mapping, so the HTTP shell and the webhook outbox share it.
+ */
+export interface InvoiceView {
+  id: string
+  merchant_id: string
+  order_id: string
+  amount: number
+  currency: string
+  status: string
+  service: string
+  url: string
+  qr_data: string
+  credited: number | null
+  expired_at: string
+  paid_at: string | null
+  created_at: string
+}
+
+/** The ISO 4217 exponent of a stored invoice's currency; a stored invoice always has a known one. */
+export function storedExponent(currency: string): number {
+  const e = currencyExponent(currency)
+  if (e === undefined) throw new Error(`stored invoice has unknown currency ${currency}`)
+  return e
+}
+
+/** The invoice as it reads at `now` (a pending invoice past expiry reads as expired). */
+export function invoiceView(inv: Invoice, now: Date): InvoiceView {
+  const exp = storedExponent(inv.currency)
+  return {
+    id: inv.id,
+    merchant_id: inv.merchantId,
+    order_id: inv.orderId,
+    amount: toMajorNumber(inv.amount, exp),
+    currency: inv.currency,
+    status: readStatus(inv, now),
+    service: inv.service,
+    url: inv.payUrl,
+    qr_data: inv.qrData,
+    credited: inv.credited === null ? null : toMajorNumber(inv.credited, exp),
+    expired_at: inv.expiresAt.toISOString(),
+    paid_at: inv.paidAt === null ? null : inv.paidAt.toISOString(),
+    created_at: inv.createdAt.toISOString(),
+  }
+}

@@ -1,0 +1,191 @@
+import type { CycleInput, FinishedAttempt, RecordedAttempt, SendOutcome } from '../app/dispatch-webhooks.js'
+import type { ClaimedDelivery } from '../domain/delivery.js'
+
+/** A timer may fire a millisecond early (libuv rounds): a little late beats a claim that finds nothing due. */
+const WAKE_MARGIN_MS = 5
+
+/** The logger the dispatcher needs (pino's shape). */
+export interface DispatcherLog {
+  debug(obj: object, msg: string): void
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+export interface WebhookDispatcherOptions {
+  /** Records ended attempts and released claims, then claims due deliveries: one transaction (app/dispatch-webhooks.ts). */
+  cycle(input: CycleInput): Promise<{ recorded: RecordedAttempt[]; claimed: ClaimedDelivery[] }>
+  /** One attempt of a claimed delivery, not yet recorded (app/dispatch-webhooks.ts sendClaimed). */
+  send(claim: ClaimedDelivery, signal: AbortSignal): Promise<SendOutcome>
+  /** The doorbell rung when an event commits. */
+  subscribe(listener: () => void): () => void
+  /** The clock the deliveries' times are written with. */
+  now(): Date
+  /** Deliveries in flight at once (each of a different invoice: only the oldest pending one of an invoice is due). */
+  readonly concurrency: number
+  /** Fallback poll: other instances' events, lost rings, expired leases. Retries due sooner set a timer. */
+  readonly pollMs: number
+  readonly log: DispatcherLog
+}
+
+export interface WebhookDispatcher {
+  /**
+   * Stops claiming; attempts under way get `graceMs` to finish, then are aborted and their claims given back
+   * (no attempt is counted; the next start sends them again). Ended attempts are recorded before it resolves.
+   */
+  stop(graceMs: number): Promise<void>
+}
+
+/**
+ * The webhook dispatcher loop (ARCHITECTURE.md 3: retries are rows, not sleeps). It holds nothing that matters:
+ * the rows say what is due, so a restart resumes from them. A cycle — record what ended, claim what is due, in
+ * one transaction — runs when an event commits (the doorbell), when attempts end (their slots are free and the
+ * next event of their invoice may be due), when a retry comes due (one timer, for the earliest known), and on a
+ * slow poll; never after a fixed delay on the happy path. One cycle runs at a time; what arrives meanwhile is
+ * taken by the next, so under load a transaction serves many deliveries.
+ */
+export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookDispatcher {
+  const inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>()
+  let finished: FinishedAttempt[] = []
+  let released: ClaimedDelivery[] = []
+  let cycling: Promise<void> | undefined
+  let again = false
+  let stopped = false
+  let wakeTimer: NodeJS.Timeout | undefined
+  let wakeAt = Number.POSITIVE_INFINITY
+
+  const kick = (): void => {
+    if (cycling !== undefined) {
+      again = true // coalesce: one more cycle after the running one
+      return
+    }
+    again = false
+    cycling = cycle().finally(() => {
+      cycling = undefined
+      if (again) kick()
+    })
+  }
+
+  const cycle = async (): Promise<void> => {
+    const claimLimit = stopped ? 0 : opts.concurrency - inFlight.size
+    if (finished.length === 0 && released.length === 0 && claimLimit <= 0) return
+    const input = { finished, released, claimLimit }
+    finished = []
+    released = []
+    let out: Awaited<ReturnType<WebhookDispatcherOptions['cycle']>>
+    try {
+      out = await opts.cycle(input)
+    } catch (err) {
+      // storage hiccup: keep the results for the next cycle (the poll brings one); nothing due is lost
+      finished = [...input.finished, ...finished]
+      released = [...input.released, ...released]
+      opts.log.error({ err }, 'webhook dispatcher: recording attempts or claiming deliveries failed; will retry')
+      return
+    }
+    for (const r of out.recorded) report(r)
+    for (const claim of out.claimed) start(claim)
+  }
+
+  const start = (claim: ClaimedDelivery): void => {
+    const abort = new AbortController()
+    // the slot is freed and the result queued together, so a cycle always has room to refill what it records
+    const end = (queue: () => void): void => {
+      inFlight.delete(claim.id)
+      queue()
+      kick()
+    }
+    const done = opts.send(claim, abort.signal).then(
+      (outcome) =>
+        end(() => {
+          if (outcome.kind === 'aborted') released.push(outcome.claim)
+          else finished.push(outcome.finished)
+        }),
+      (err: unknown) =>
+        end(() => {
+          // not even an attempt (e.g. the secrets could not be read): the claim lapses and the delivery is due again
+          opts.log.error({ err, delivery_id: claim.id, event_id: claim.eventId }, 'webhook attempt failed before sending; it will be retried')
+        }),
+    )
+    inFlight.set(claim.id, { abort, done })
+  }
+
+  const wakeFor = (at: Date): void => {
+    if (stopped || at.getTime() >= wakeAt) return
+    const delay = at.getTime() - opts.now().getTime()
+    if (delay >= opts.pollMs) return // the poll comes first anyway
+    if (wakeTimer !== undefined) clearTimeout(wakeTimer)
+    wakeAt = at.getTime()
+    wakeTimer = setTimeout(
+      () => {
+        wakeTimer = undefined
+        wakeAt = Number.POSITIVE_INFINITY
+        kick()
+      },
+      Math.max(0, delay) + WAKE_MARGIN_MS,
+    )
+    wakeTimer.unref()
+  }
+
+  const report = (r: RecordedAttempt): void => {
+    const { claim, attempt, step } = r
+    // the receiver's host only: a callback_url's path or query may carry the merchant's own token
+    const ids = { delivery_id: claim.id, event_id: claim.eventId, invoice_id: claim.invoiceId, type: claim.type, host: hostOf(claim.url) }
+    const n = claim.attemptCount + 1
+    if (!r.settled) {
+      opts.log.debug({ ...ids, status_code: attempt.statusCode }, 'webhook attempt ended after its delivery was requeued')
+      return
+    }
+    switch (step.status) {
+      case 'succeeded':
+        opts.log.debug({ ...ids, attempt: n, status_code: attempt.statusCode, latency_ms: attempt.latencyMs }, 'webhook delivered')
+        return
+      case 'pending':
+        opts.log.info(
+          { ...ids, attempt: n, status_code: attempt.statusCode, error: attempt.error, next_attempt_at: step.nextAttemptAt.toISOString() },
+          'webhook attempt failed; will retry',
+        )
+        wakeFor(step.nextAttemptAt)
+        return
+      case 'failed':
+        opts.log.warn(
+          { ...ids, attempts: n, status_code: attempt.statusCode, error: attempt.error, reason: step.reason },
+          step.reason === 'gone' ? 'webhook delivery failed: the endpoint answered 410 Gone' : 'webhook delivery failed: retry schedule exhausted',
+        )
+        return
+    }
+  }
+
+  const unsubscribe = opts.subscribe(kick)
+  const poll = setInterval(kick, opts.pollMs)
+  poll.unref()
+  kick() // a restart resumes whatever was pending
+
+  return {
+    async stop(graceMs) {
+      stopped = true
+      unsubscribe()
+      clearInterval(poll)
+      if (wakeTimer !== undefined) clearTimeout(wakeTimer)
+      await cycling
+      const running = [...inFlight.values()]
+      if (running.length > 0) {
+        const timer = setTimeout(() => {
+          for (const r of running) r.abort.abort()
+        }, graceMs)
+        await Promise.all(running.map((r) => r.done))
+        clearTimeout(timer)
+      }
+      // record what ended and give back what was aborted
+      while (cycling !== undefined) await cycling
+      if (finished.length > 0 || released.length > 0) await cycle()
+    },
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return '(invalid url)'
+  }
+}

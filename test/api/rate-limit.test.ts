@@ -1,0 +1,57 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+
+describe('limits (API.md B8)', () => {
+  let t: TestApp
+  let m: TestMerchant
+  beforeEach(async () => {
+    t = await buildTestApp({ RATE_LIMIT_RPS: '2', RATE_LIMIT_BURST: '4', AUTH_FAIL_LIMIT: '3' })
+    m = await t.merchant()
+  })
+  afterEach(async () => t.close())
+
+  const list = (key: string | null, ip = '10.0.0.1') =>
+    t.app.inject({ url: '/api/v1/invoices', remoteAddress: ip, headers: key === null ? {} : { 'x-api-key': key } })
+
+  it('when a key exceeds its burst, then 429 rate_limited with Retry-After and RateLimit headers; tokens refill over time', async () => {
+    const answers = []
+    for (let i = 0; i < 5; i += 1) answers.push(await list(m.apiKey))
+    expect(answers.slice(0, 4).map((r) => r.statusCode)).toEqual([200, 200, 200, 200])
+    expect(answers[0]?.headers['ratelimit-limit']).toBe('4')
+    expect(answers[0]?.headers['ratelimit-remaining']).toBe('3')
+    expect(answers[3]?.headers['ratelimit-remaining']).toBe('0')
+    const refused = answers[4]!
+    expect(refused.statusCode).toBe(429)
+    expect(refused.headers['content-type']).toMatch(/problem\+json/)
+    expect(refused.json().code).toBe('rate_limited')
+    expect(refused.headers['retry-after']).toBe('1')
+    expect(Number(refused.headers['ratelimit-reset'])).toBeGreaterThan(0)
+    t.clock.advance(0.5) // 2 tokens a second: one more request
+    expect((await list(m.apiKey)).statusCode).toBe(200)
+    expect((await list(m.apiKey)).statusCode).toBe(429)
+  })
+
+  it("when one key is limited, then another merchant's key is not", async () => {
+    const other = await t.merchant('Other')
+    for (let i = 0; i < 5; i += 1) await list(m.apiKey)
+    expect((await list(m.apiKey)).statusCode).toBe(429)
+    expect((await list(other.apiKey)).statusCode).toBe(200)
+  })
+
+  it('when an address fails authentication too often, then its keyed requests get 429 without the key being evaluated, until the minute has passed', async () => {
+    for (let i = 0; i < 3; i += 1) expect((await list('mk_' + 'x'.repeat(43), '10.9.9.9')).statusCode).toBe(401)
+    const blocked = await list(m.apiKey, '10.9.9.9')
+    expect(blocked.statusCode).toBe(429)
+    expect(blocked.json().code).toBe('rate_limited')
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0)
+    // missing keys count as failures too, and other addresses are unaffected
+    expect((await list(m.apiKey, '10.0.0.2')).statusCode).toBe(200)
+    t.clock.advance(60)
+    expect((await list(m.apiKey, '10.9.9.9')).statusCode).toBe(200)
+  })
+
+  it('when the key is missing, then the failure counts toward the address limit', async () => {
+    for (let i = 0; i < 3; i += 1) expect((await list(null, '10.8.8.8')).statusCode).toBe(401)
+    expect((await list(m.apiKey, '10.8.8.8')).statusCode).toBe(429)
+  })
+})

@@ -1,0 +1,292 @@
+/**
+ * Webhook delivery end to end (API.md B6): the real app, the real dispatcher on the real clock, and a real HTTP
+ * receiver on 127.0.0.1 that verifies every request with the standardwebhooks package.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { rotateWebhookSecret } from '../../src/app/manage-merchants.js'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { sleep, startReceiver, type Receiver, type ReceivedWebhook } from '../helpers/webhook-receiver.js'
+
+const BASE_ENV = { CALLBACK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.2', INVOICE_MIN_LIFETIME: '1' }
+
+interface Ctx {
+  t: TestApp
+  m: TestMerchant
+  rx: Receiver
+}
+
+let open: Ctx[] = []
+afterEach(async () => {
+  for (const c of open) {
+    await c.t.close()
+    await c.rx.close()
+  }
+  open = []
+})
+
+async function setup(env: Record<string, string> = {}): Promise<Ctx> {
+  const rx = await startReceiver()
+  const t = await buildTestApp({ ...BASE_ENV, ...env }, { realClock: true, webhooks: true })
+  const m = await t.merchant()
+  rx.secrets = [m.webhookSecret]
+  const c = { t, m, rx }
+  open.push(c)
+  return c
+}
+
+let n = 0
+async function create(c: Ctx, extra: Record<string, unknown> = {}): Promise<string> {
+  n += 1
+  const res = await c.t.app.inject({
+    method: 'POST',
+    url: '/api/v1/invoices',
+    headers: { 'content-type': 'application/json', 'x-api-key': c.m.apiKey },
+    payload: JSON.stringify({ order_id: `WH-${n}`, amount: '100.10', currency: 'RUB', callback_url: c.rx.url, ...extra }),
+  })
+  expect(res.statusCode, res.body).toBe(201)
+  return res.json().order_id
+}
+
+async function simulate(c: Ctx, id: string, outcome: 'paid' | 'hold' | 'failed'): Promise<void> {
+  const res = await c.t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ outcome }) })
+  expect(res.statusCode, res.body).toBe(200)
+}
+
+async function capture(c: Ctx, id: string): Promise<void> {
+  const res = await c.t.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/capture`, headers: { 'x-api-key': c.m.apiKey } })
+  expect(res.statusCode, res.body).toBe(200)
+}
+
+const info = async (c: Ctx, id: string) => (await c.t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': c.m.apiKey } })).json()
+
+interface WireDelivery {
+  id: string
+  event_id: string
+  type: string
+  status: string
+  attempts: { at: string; status_code: number | null; latency_ms: number; error: string | null }[]
+  next_attempt_at: string | null
+}
+
+async function deliveriesOf(c: Ctx, invoiceId: string): Promise<WireDelivery[]> {
+  const res = await c.t.app.inject({ url: `/api/v1/webhooks/deliveries?invoice_id=${invoiceId}`, headers: { 'x-api-key': c.m.apiKey } })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json().data
+}
+
+/** Polls the delivery log until `done` holds (the receiver has answered before the attempt is recorded). */
+async function logUntil(c: Ctx, invoiceId: string, done: (ds: WireDelivery[]) => boolean, timeoutMs = 5000): Promise<WireDelivery[]> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const ds = await deliveriesOf(c, invoiceId)
+    if (done(ds)) return ds
+    if (Date.now() > deadline) throw new Error(`delivery log did not settle: ${JSON.stringify(ds)}`)
+    await sleep(20)
+  }
+}
+
+const typeAndAnswer = (h: ReceivedWebhook) => `${h.json.type}:${String(h.answer)}`
+
+describe('webhook delivery (API.md B6)', () => {
+  it('when an invoice is paid, then the receiver gets invoice.paid at once, signed, with the getInfo invoice of that moment', async () => {
+    const c = await setup()
+    const id = await create(c)
+    const paidAt = performance.timeOrigin + performance.now()
+    await simulate(c, id, 'paid')
+    const [hook] = await c.rx.waitFor(1)
+    // woken by the commit, not by the 1 s poll
+    expect(hook!.receivedAt - paidAt).toBeLessThan(500)
+    expect(hook!.verifiedWith).toEqual([c.m.webhookSecret])
+    expect(hook!.headers['content-type']).toBe('application/json')
+    expect(hook!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+={0,2}$/)
+    expect(Math.abs(Number(hook!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5)
+
+    const [event] = await c.t.rt.store.events.listByInvoice(id as never)
+    expect(hook!.headers['webhook-id']).toBe(event!.id)
+    expect(Object.keys(hook!.json)).toEqual(['type', 'timestamp', 'data'])
+    expect(hook!.json.type).toBe('invoice.paid')
+    expect(hook!.json.timestamp).toBe(event!.createdAt.toISOString())
+    expect(hook!.json.data).toEqual(await info(c, id))
+    expect(hook!.json.data['status']).toBe('paid')
+
+    const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'succeeded')
+    expect(d).toMatchObject({ event_id: event!.id, type: 'invoice.paid', status: 'succeeded', next_attempt_at: null })
+    expect(d!.attempts).toEqual([{ at: expect.any(String), status_code: 200, latency_ms: expect.any(Number), error: null }])
+  })
+
+  it('when an invoice has no callback_url, then no delivery is made', async () => {
+    const c = await setup()
+    const id = await create(c, { callback_url: undefined })
+    await simulate(c, id, 'paid')
+    await sleep(300)
+    expect(c.rx.received).toHaveLength(0)
+    expect(await deliveriesOf(c, id)).toEqual([])
+  })
+
+  it('when the receiver answers 503 and then a redirect, then it is retried on the schedule (redirects not followed) until a 2xx', async () => {
+    const c = await setup()
+    c.rx.respond = (_h, k) => (k === 1 ? 503 : k === 2 ? 302 : 200)
+    const id = await create(c)
+    await simulate(c, id, 'paid')
+    const hooks = await c.rx.waitFor(3)
+    // WEBHOOK_RETRY_SCHEDULE=0,0.2,0.2: 200 ms ±10 % after the end of each failed attempt
+    for (let i = 1; i < 3; i += 1) expect(hooks[i]!.receivedAt - hooks[i - 1]!.receivedAt).toBeGreaterThanOrEqual(175)
+    expect(new Set(hooks.map((h) => h.headers['webhook-id'])).size).toBe(1)
+    expect(new Set(hooks.map((h) => h.body)).size).toBe(1)
+    const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'succeeded')
+    expect(d!.attempts.map((a) => [a.status_code, a.error])).toEqual([
+      [503, 'HTTP 503'],
+      [302, 'HTTP 302: redirects are not followed'],
+      [200, null],
+    ])
+    await sleep(300)
+    expect(c.rx.received).toHaveLength(3)
+  })
+
+  it('when every attempt fails, then after the last entry of the schedule the delivery is failed, and the log says so', async () => {
+    const lines: string[] = []
+    const { pino } = await import('pino')
+    const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(s) })
+    const rx = await startReceiver({ respond: () => 500 })
+    const t = await buildTestApp(BASE_ENV, { realClock: true, webhooks: true, logger })
+    const m = await t.merchant()
+    rx.secrets = [m.webhookSecret]
+    const c = { t, m, rx }
+    open.push(c)
+    const id = await create(c)
+    await simulate(c, id, 'paid')
+    const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'failed')
+    expect(d!.attempts.map((a) => a.status_code)).toEqual([500, 500, 500])
+    expect(d!.next_attempt_at).toBeNull()
+    await sleep(300)
+    expect(rx.received).toHaveLength(3)
+    const failed = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['delivery_id'] === d!.id && l['level'] === 40)
+    expect(failed).toMatchObject({ msg: 'webhook delivery failed: retry schedule exhausted', attempts: 3, status_code: 500, reason: 'exhausted' })
+  })
+
+  it('when the receiver answers 410 Gone, then the delivery fails at once without further attempts', async () => {
+    const c = await setup()
+    c.rx.respond = () => 410
+    const id = await create(c)
+    await simulate(c, id, 'paid')
+    const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'failed')
+    expect(d!.attempts).toHaveLength(1)
+    expect(d!.attempts[0]).toMatchObject({ status_code: 410, error: 'HTTP 410 Gone: the endpoint asked for no further attempts' })
+    await sleep(600)
+    expect(c.rx.received).toHaveLength(1)
+  })
+
+  it('when the receiver does not answer within WEBHOOK_TIMEOUT, then the attempt is a timeout and it is retried', async () => {
+    const c = await setup({ WEBHOOK_TIMEOUT: '1' })
+    c.rx.respond = (_h, k) => (k === 1 ? 'hang' : 200)
+    const id = await create(c)
+    await simulate(c, id, 'paid')
+    const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'succeeded', 8000)
+    expect(d!.attempts).toHaveLength(2)
+    expect(d!.attempts[0]).toMatchObject({ status_code: null, error: 'timeout: no answer within 1 s' })
+    expect(d!.attempts[0]!.latency_ms).toBeGreaterThanOrEqual(950)
+    expect(d!.attempts[0]!.latency_ms).toBeLessThan(3000)
+    expect(d!.attempts[1]).toMatchObject({ status_code: 200, error: null })
+  })
+
+  it('when the receiver refuses connections, then the attempt records the network error and is retried', async () => {
+    const c = await setup()
+    const gone = await startReceiver()
+    const url = gone.url
+    await gone.close() // nothing listens on that port any more
+    const id = await create(c, { callback_url: url })
+    await simulate(c, id, 'paid')
+    const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'failed')
+    expect(d!.attempts.map((a) => [a.status_code, a.error])).toEqual(Array(3).fill([null, 'connection refused (ECONNREFUSED)']))
+  })
+
+  describe('per-invoice order', () => {
+    it('when hold fails twice before it succeeds, then paid is sent only after hold succeeded; each carries its own snapshot', async () => {
+      const c = await setup()
+      let holdTries = 0
+      c.rx.respond = (h) => (h.json.type === 'invoice.hold' && ++holdTries <= 2 ? 500 : 200)
+      const id = await create(c)
+      await simulate(c, id, 'hold')
+      await capture(c, id) // paid is committed while hold is still failing
+      await c.rx.waitFor(1, { where: (h) => h.json.type === 'invoice.paid' })
+      await sleep(100)
+      expect(c.rx.received.map(typeAndAnswer)).toEqual(['invoice.hold:500', 'invoice.hold:500', 'invoice.hold:200', 'invoice.paid:200'])
+      const [hold, , , paid] = c.rx.received
+      // the hold's body is what the invoice was at the hold, even on the attempt made after the capture
+      expect(c.rx.received[2]!.body).toBe(hold!.body)
+      expect(hold!.json.data).toMatchObject({ status: 'hold', paid_at: null, credited: null })
+      expect(paid!.json.data).toEqual(await info(c, id))
+      expect(paid!.headers['webhook-id']).not.toBe(hold!.headers['webhook-id'])
+    })
+
+    it('when hold is given up, then paid follows it; deliveries of one invoice are never sent out of order', async () => {
+      const c = await setup()
+      c.rx.respond = (h) => (h.json.type === 'invoice.hold' ? 500 : 200)
+      const id = await create(c)
+      await simulate(c, id, 'hold')
+      await simulate(c, id, 'paid')
+      await c.rx.waitFor(1, { where: (h) => h.json.type === 'invoice.paid' })
+      expect(c.rx.received.map(typeAndAnswer)).toEqual(['invoice.hold:500', 'invoice.hold:500', 'invoice.hold:500', 'invoice.paid:200'])
+      const ds = await logUntil(c, id, (d) => d.every((x) => x.status !== 'pending'))
+      expect(ds.map((d) => [d.type, d.status])).toEqual([
+        ['invoice.paid', 'succeeded'],
+        ['invoice.hold', 'failed'],
+      ])
+    })
+
+    it('when several invoices are paid at once, then their deliveries go out in parallel', async () => {
+      const c = await setup()
+      c.rx.respond = async () => {
+        await sleep(300)
+        return 200
+      }
+      const ids = await Promise.all([1, 2, 3, 4, 5].map(() => create(c)))
+      await Promise.all(ids.map((id) => simulate(c, id, 'paid')))
+      await c.rx.waitFor(5)
+      // each answer takes 300 ms: one at a time, the receiver would never see two requests open at once
+      expect(c.rx.maxConcurrent).toBeGreaterThanOrEqual(3)
+      for (const id of ids) await logUntil(c, id, (ds) => ds[0]?.status === 'succeeded')
+    })
+  })
+
+  it('when an invoice expires by the clock, then invoice.expired is delivered right after the sweep', async () => {
+    const c = await setup()
+    const id = await create(c, { lifetime: 1 })
+    await sleep(1050)
+    await c.t.sweep()
+    const [hook] = await c.rx.waitFor(1, { timeoutMs: 500 })
+    expect(hook!.json.type).toBe('invoice.expired')
+    expect(hook!.json.data).toEqual(await info(c, id))
+  })
+
+  describe('webhook secret rotation (API.md B6)', () => {
+    it('when the secret is rotated, then webhooks carry both signatures and each verifies with its own secret', async () => {
+      const c = await setup()
+      const old = c.m.webhookSecret
+      const { webhookSecret: fresh } = await rotateWebhookSecret(c.t.rt.deps, c.m.id)
+      expect(fresh).not.toBe(old)
+      c.rx.secrets = [old, fresh]
+      const id = await create(c)
+      await simulate(c, id, 'paid')
+      const [hook] = await c.rx.waitFor(1)
+      expect(hook!.answer).toBe(200)
+      expect(hook!.verifiedWith).toEqual([old, fresh])
+      const sigs = String(hook!.headers['webhook-signature']).split(' ')
+      expect(sigs).toHaveLength(2)
+      for (const s of sigs) expect(s).toMatch(/^v1,[A-Za-z0-9+/]+={0,2}$/)
+    })
+
+    it('when the grace period has passed, then only the new secret signs', async () => {
+      const c = await setup({ WEBHOOK_SECRET_GRACE: '1' })
+      const old = c.m.webhookSecret
+      const { webhookSecret: fresh } = await rotateWebhookSecret(c.t.rt.deps, c.m.id)
+      c.rx.secrets = [old, fresh]
+      await sleep(1100)
+      const id = await create(c)
+      await simulate(c, id, 'paid')
+      const [hook] = await c.rx.waitFor(1)
+      expect(hook!.verifiedWith).toEqual([fresh])
+      expect(String(hook!.headers['webhook-signature']).split(' ')).toHaveLength(1)
+    })
+  })
+})

@@ -1,0 +1,196 @@
+/**
+ * The Store contract on PostgreSQL, and what only PostgreSQL does: int8 as numbers, concurrent migrations, the
+ * live-order conflict under READ COMMITTED, and how a lost server reads (StoreUnavailableError).
+ * Needs TEST_DATABASE_URL; without it the file skips, except in CI, where it fails (DEVELOPERS: nothing skipped).
+ */
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isPostgresUnavailable, openPostgresStore, parseInt8 } from '../../src/adapters/db/postgres.js'
+import type { Minor } from '../../src/domain/money.js'
+import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
+import { createTestSchema, IS_CI, MISSING_IN_CI, TEST_DATABASE_URL, type TestSchema } from '../helpers/postgres.js'
+import { closedPort, startProxy, urlWithPort } from '../helpers/tcp-proxy.js'
+import { givenInvoice, givenMerchant, invoiceFixture, merchantFixture } from './fixtures.js'
+import { describeStoreContract } from './store.contract.js'
+
+if (TEST_DATABASE_URL === undefined && IS_CI) {
+  it('PostgreSQL in CI: TEST_DATABASE_URL is set', () => {
+    throw new Error(MISSING_IN_CI)
+  })
+}
+
+// registered only when there is a database, so a CI run reports no skipped test
+describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
+  // One schema for the whole file: the contract never assumes an empty database.
+  let schema: TestSchema
+  const opened: Store[] = []
+  const open = async (over: { url?: string; poolSize?: number; connectTimeoutMs?: number } = {}): Promise<Store> => {
+    const store = await openPostgresStore({ url: over.url ?? schema.url, poolSize: over.poolSize ?? 4, ...(over.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: over.connectTimeoutMs }) })
+    opened.push(store)
+    return store
+  }
+  beforeAll(async () => {
+    schema = await createTestSchema()
+  })
+  afterAll(async () => {
+    await Promise.all(opened.map((s) => s.close().catch(() => undefined)))
+    await schema?.drop()
+  })
+
+  describeStoreContract('PostgreSQL', () => open())
+
+  describe('PostgreSQL store', () => {
+    it('when several instances migrate a fresh schema at once, then each succeeds and the schema is migrated once', async () => {
+      const fresh = await createTestSchema()
+      try {
+        const stores = await Promise.all(Array.from({ length: 5 }, () => open({ url: fresh.url, poolSize: 2 })))
+        await Promise.all(stores.map((s) => s.migrate()))
+        const m = await givenMerchant(stores[0]!)
+        expect(await stores[4]!.merchants.findById(m.id)).toEqual(m)
+        await Promise.all(stores.map((s) => s.close()))
+      } finally {
+        await fresh.drop()
+      }
+    })
+
+    it('when other schemas come and go during migrate, then migrate looks only at its own schema and is not disturbed', async () => {
+      const store = await open()
+      await store.migrate()
+      const churn = new pg.Client({ connectionString: schema.url })
+      await churn.connect()
+      let stop = false
+      const churning = (async () => {
+        for (let i = 0; !stop; i += 1) {
+          const other = `${schema.name}_churn_${i}`
+          await churn.query(`create schema ${other}; create table ${other}.t (a int, b int); create table ${other}.kysely_migration (name text)`)
+          await churn.query(`drop schema ${other} cascade`)
+        }
+      })()
+      try {
+        // Kysely's stock introspector fails about one call in six here ("schema … does not exist")
+        const until = Date.now() + 1500
+        let runs = 0
+        while (Date.now() < until) {
+          await store.migrate()
+          runs += 1
+        }
+        expect(runs).toBeGreaterThan(10)
+      } finally {
+        stop = true
+        await churning
+        await churn.end()
+      }
+    })
+
+    it('when the tables are created, then times and amounts are bigint and Kysely`s own tables are in the same schema', async () => {
+      const store = await open()
+      await store.migrate()
+      const probe = await openPgProbe(schema.url)
+      try {
+        const { rows } = await probe.query<{ table_name: string; column_name: string; data_type: string }>(
+          `select table_name, column_name, data_type from information_schema.columns
+            where table_schema = $1 and (column_name like '%\\_at' or column_name in ('amount', 'credited'))`,
+          [schema.name],
+        )
+        expect(rows.length).toBeGreaterThan(10)
+        for (const r of rows) expect(`${r.table_name}.${r.column_name}: ${r.data_type}`).toMatch(/: bigint$/)
+        const tables = await probe.query<{ table_schema: string }>(
+          `select table_schema from information_schema.tables where table_name in ('kysely_migration', 'kysely_migration_lock') and table_schema = $1`,
+          [schema.name],
+        )
+        expect(tables.rowCount).toBe(2)
+      } finally {
+        await probe.end()
+      }
+    })
+
+    it('when int8 values come back, then they are exact JS numbers up to MAX_SAFE_INTEGER and larger ones fail loudly', async () => {
+      expect(parseInt8('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER)
+      expect(parseInt8('-42')).toBe(-42)
+      expect(() => parseInt8('9007199254740993')).toThrow(RangeError)
+      const store = await open()
+      await store.migrate()
+      const m = await givenMerchant(store)
+      const inv = await givenInvoice(store, m.id, { amount: Number.MAX_SAFE_INTEGER as Minor })
+      const back = await store.invoices.findById(inv.id)
+      expect(back?.amount).toBe(Number.MAX_SAFE_INTEGER)
+      expect(typeof back?.createdAt.getTime()).toBe('number')
+      expect(await store.merchants.count()).toBeGreaterThanOrEqual(1)
+    })
+
+    it('when the server is not listening, then opening succeeds, and ping, reads, writes and migrate reject with StoreUnavailableError', async () => {
+      const port = await closedPort()
+      const store = await open({ url: urlWithPort(schema.url, port), connectTimeoutMs: 1000 })
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(store.migrate()).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(store.merchants.findById(merchantFixture().id)).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(store.transaction((tx) => tx.merchants.insert(merchantFixture()))).rejects.toBeInstanceOf(StoreUnavailableError)
+    })
+
+    it('when the server drops the connections, then the queries under way fail as unavailable, the process survives and the next ones reconnect', async () => {
+      const proxy = await startProxy(schema.url)
+      try {
+        const store = await open({ url: proxy.url, poolSize: 3, connectTimeoutMs: 1000 })
+        await store.migrate()
+        const m = await givenMerchant(store)
+        // one connection busy in a transaction, others idle in the pool, when the server goes away
+        const inTx = store.transaction(async (tx) => {
+          await tx.merchants.findById(m.id)
+          proxy.dropAll()
+          await new Promise((r) => setTimeout(r, 50))
+          return tx.merchants.findById(m.id)
+        })
+        await expect(inTx).rejects.toBeInstanceOf(StoreUnavailableError)
+        await proxy.stop()
+        await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError)
+        await proxy.start()
+        await expect(store.ping()).resolves.toBeUndefined()
+        expect(await store.merchants.findById(m.id)).toEqual(m)
+      } finally {
+        await proxy.stop()
+      }
+    })
+
+    it('when the pool is exhausted past the connect timeout, then the waiting query fails as unavailable', async () => {
+      const store = await open({ poolSize: 1, connectTimeoutMs: 200 })
+      await store.migrate()
+      let release!: () => void
+      const held = store.transaction(() => new Promise<void>((r) => (release = r)))
+      await new Promise((r) => setTimeout(r, 50))
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError)
+      release()
+      await held
+      await expect(store.ping()).resolves.toBeUndefined()
+    })
+
+    it('when the server is shutting down, out of connections or lost the link, then the error counts as unavailable; constraint and syntax errors do not', () => {
+      const withCode = (code: string, message = code) => Object.assign(new Error(message), { code })
+      for (const code of ['57P01', '57P02', '57P03', '08006', '08001', '08003', '53300', '53100', '25006', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']) {
+        expect(isPostgresUnavailable(withCode(code)), code).toBe(true)
+      }
+      for (const message of ['Connection terminated unexpectedly', 'Connection terminated due to connection timeout', 'timeout exceeded when trying to connect']) {
+        expect(isPostgresUnavailable(new Error(message)), message).toBe(true)
+      }
+      for (const code of ['23505', '23503', '23514', '42P01', '42601', '40001', '40P01', '22003', '0800', '080061']) {
+        expect(isPostgresUnavailable(withCode(code)), code).toBe(false)
+      }
+      expect(isPostgresUnavailable('ECONNREFUSED')).toBe(false)
+    })
+
+    it('when the same order_id is inserted by separate instances at once, then the partial unique index lets exactly one in', async () => {
+      const stores = [await open(), await open(), await open()]
+      await stores[0]!.migrate()
+      const m = await givenMerchant(stores[0]!)
+      const orderId = `order-multi-${m.id}`
+      const candidates = Array.from({ length: 12 }, () => invoiceFixture(m.id, { orderId }))
+      const results = await Promise.all(candidates.map((inv, i) => stores[i % 3]!.transaction((tx) => tx.invoices.insert(inv))))
+      expect(results.filter((r) => r === 'inserted')).toHaveLength(1)
+    })
+  })
+})
+
+async function openPgProbe(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  return client
+}
