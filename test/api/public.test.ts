@@ -74,4 +74,17 @@ describe('public endpoints, request ids and documentation', () => {
     const init = await t.app.inject({ url: '/docs/static/swagger-initializer.js' })
     expect(init.statusCode).toBe(200)
   })
+
+  it('when an unexpected error happens, then 500 internal_error without internals, and the request id to quote', async () => {
+    // a row no code path can write (an unknown currency) makes the wire mapping throw a plain Error
+    const good = (await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'X1', amount: 1, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })).json()
+    const stored = await t.rt.store.invoices.findById(good.order_id)
+    const broken = { ...stored!, id: '00000000-0000-7000-8000-0000000000aa' as never, orderId: 'X2', currency: 'ZZZ' }
+    await t.rt.store.transaction((tx) => tx.invoices.insert(broken))
+    const res = await t.app.inject({ url: `/api/v1/invoices/${broken.id}`, headers: { 'x-api-key': m.apiKey, 'x-request-id': 'boom-1' } })
+    expect(res.statusCode).toBe(500)
+    expect(res.headers['content-type']).toMatch(/problem\+json/)
+    expect(res.json()).toEqual({ type: 'about:blank', title: 'Internal Server Error', status: 500, code: 'internal_error', detail: 'an internal error occurred; quote request id boom-1 to the operator' })
+    expect(res.body).not.toContain('ZZZ')
+  })
 })
