@@ -17,33 +17,45 @@ import {
   type Database,
 } from './schema.js'
 import type { Guard } from './unavailable.js'
+import { QueryCache } from './query-cache.js'
 
 export class KyselyInvoiceRepo implements InvoiceRepo {
   readonly #db: Kysely<Database>
   readonly #guard: Guard
+  readonly #cache: QueryCache
 
-  constructor(db: Kysely<Database>, guard: Guard) {
+  constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache()) {
     this.#db = db
     this.#guard = guard
+    this.#cache = cache
   }
 
   async findById(id: InvoiceId): Promise<Invoice | undefined> {
-    const row = await this.#guard(this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('id', '=', id).executeTakeFirst())
+    const { rows } = await this.#guard(
+      this.#cache.run(this.#db, 'invoice-by-id', (i: InvoiceId) => this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('id', '=', i), [id]),
+    )
+    const row = rows[0]
     return row && rowToInvoice(row)
   }
 
   async findByOrderId(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
-    const row = await this.#guard(
-      this.#db
-        .selectFrom('invoices')
-        .select(INVOICE_COLUMNS)
-        .where('merchant_id', '=', merchantId)
-        .where('order_id', '=', orderId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(1)
-        .executeTakeFirst(),
+    const { rows } = await this.#guard(
+      this.#cache.run(
+        this.#db,
+        'invoice-by-order',
+        (m: MerchantId, o: string) =>
+          this.#db
+            .selectFrom('invoices')
+            .select(INVOICE_COLUMNS)
+            .where('merchant_id', '=', m)
+            .where('order_id', '=', o)
+            .orderBy('created_at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(1),
+        [merchantId, orderId],
+      ),
     )
+    const row = rows[0]
     return row && rowToInvoice(row)
   }
 

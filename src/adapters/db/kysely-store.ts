@@ -8,6 +8,7 @@ import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from '.
 import { KyselyDeliveryRepo } from './delivery-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './invoice-repo.js'
 import { migrationProvider } from './migrations/index.js'
+import { QueryCache } from './query-cache.js'
 import type { Database, SqlDialect } from './schema.js'
 import { createGuard, translateUnavailable, type Guard } from './unavailable.js'
 
@@ -19,9 +20,9 @@ export interface KyselyStoreOptions {
   readonly migrationTableSchema?: (db: Kysely<Database>) => Promise<string>
 }
 
-function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect): Tx {
+function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: QueryCache): Tx {
   return {
-    invoices: new KyselyInvoiceRepo(db, guard),
+    invoices: new KyselyInvoiceRepo(db, guard, cache),
     events: new KyselyEventRepo(db, guard),
     merchants: new KyselyMerchantRepo(db, guard),
     apiKeys: new KyselyApiKeyRepo(db, guard),
@@ -33,10 +34,12 @@ function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect): Tx {
 export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions): Store {
   const guard = createGuard(opts.isUnavailable)
   // The Store's readers run on the plain database, outside any transaction.
-  const top = repos(db, guard, opts.dialect)
+  // Compiled hot lookups, shared by the readers and every transaction's repos (the SQL is the same).
+  const cache = new QueryCache()
+  const top = repos(db, guard, opts.dialect, cache)
   return {
     // The guard also covers begin/commit; errors thrown by `fn` itself pass through it unchanged.
-    transaction: (fn) => guard(db.transaction().execute((trx) => fn(repos(trx, guard, opts.dialect)))),
+    transaction: (fn) => guard(db.transaction().execute((trx) => fn(repos(trx, guard, opts.dialect, cache)))),
     invoices: top.invoices,
     events: top.events,
     merchants: top.merchants,
