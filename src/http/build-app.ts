@@ -3,7 +3,7 @@ import helmet from '@fastify/helmet'
 import { registerDocs } from './plugins/docs.js'
 import { registerMetrics } from './plugins/metrics.js'
 import type { HttpDeps, HttpOptions } from './deps.js'
-import { registerProblemJson } from './plugins/problem-json.js'
+import { frameworkErrors, registerProblemJson } from './plugins/problem-json.js'
 import { registerRequestId, requestIdOf } from './plugins/request-id.js'
 import { invoiceRoutes } from './routes/invoices.js'
 import { payRoutes } from './routes/pay.js'
@@ -24,7 +24,12 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     bodyLimit: opts.bodyLimit,
     requestIdHeader: false,
     genReqId: requestIdOf,
-    return503OnClosing: true,
+    // On SIGTERM a request already on its way over a keep-alive connection is served (with `Connection: close`),
+    // not refused: a 503 to a POST leaves the client unsure whether it took effect. New connections are refused
+    // once the listener is closed, which is what a load balancer retries elsewhere.
+    return503OnClosing: false,
+    // router errors (over-long path parameter, bad percent-encoding) as B7 problems too
+    frameworkErrors,
     ajv: {
       // API.md B2: unknown fields are rejected, never silently removed; bodies are never coerced.
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true },

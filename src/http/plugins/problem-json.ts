@@ -53,6 +53,24 @@ export function registerProblemJson(app: FastifyInstance): void {
   })
 }
 
+/**
+ * Fastify's `frameworkErrors`: the errors its router raises before any route or hook runs, which it would otherwise
+ * answer itself with a plain `application/json` body outside B7 — a path parameter over the router's length limit
+ * (414 FST_ERR_MAX_PARAM_LENGTH: no id is that long, so nothing is there) and a malformed percent-encoding in the
+ * path (400 FST_ERR_BAD_URL).
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id)
+  const path = request.url.split('?')[0] ?? ''
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    sendProblem(reply, problemOf('not_found', `no resource at ${path.slice(0, 200)}: a path segment is too long`))
+  } else if (err.code === 'FST_ERR_BAD_URL') {
+    sendProblem(reply, problemOf('validation_failed', 'the URL path is not validly percent-encoded', [{ field: 'path', message: 'is not validly percent-encoded' }]))
+  } else {
+    sendProblem(reply, toProblem(err, request))
+  }
+}
+
 function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): Problem {
   if (err instanceof AppError) return problemOf(err.code, err.message, err.errors)
   if (err instanceof StoreUnavailableError) return problemOf('unavailable', 'storage is unavailable; retry shortly')
