@@ -4,6 +4,9 @@ import type { Invoice } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
 export interface GetInfoQuery {
   readonly merchantId?: string | undefined
   readonly invoiceId?: string | undefined
@@ -27,8 +30,11 @@ export async function getInvoiceInfo(deps: Pick<AppDeps, 'store'>, merchant: Mer
   const invoiceId = query.invoiceId === undefined ? undefined : parseUuid(query.invoiceId)
   if (!hasId && !hasOrder) errors.push({ field: 'invoice_id', message: 'give invoice_id or order_id' })
   else if (hasId && invoiceId === undefined) errors.push({ field: 'invoice_id', message: 'must be a UUID' })
-  if (hasOrder && (query.orderId === '' || (query.orderId?.length ?? 0) > 128)) {
+  if (hasOrder && (query.orderId === '' || [...(query.orderId ?? '')].length > 128)) {
     errors.push({ field: 'order_id', message: 'must be 1 to 128 characters' })
+  } else if (hasOrder && CONTROL.test(query.orderId ?? '')) {
+    // no order_id can hold one (creation refuses them), and PostgreSQL cannot even compare a NUL
+    errors.push({ field: 'order_id', message: 'must not contain control characters' })
   }
   if (errors.length > 0) throw validationFailed(errors)
 

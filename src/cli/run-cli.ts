@@ -53,7 +53,8 @@ export async function runCli(argv: readonly string[], commands: CliCommands, io:
       io.err(`invoice-service: ${err.code}: ${err.message}\n`)
       return err.code === 'not_found' ? 3 : 2
     }
-    if (err instanceof Error && 'code' in err && err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    // parseArgs refusals (unknown option, `--json=x`, `--name` without a value, …) are usage errors
+    if (err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('ERR_PARSE_ARGS_')) {
       io.err(`invoice-service: ${err.message}\n\n${USAGE}`)
       return 64
     }

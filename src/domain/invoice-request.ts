@@ -98,7 +98,9 @@ export function validateCreateRequest(
     }
   }
 
-  if (input.comment !== undefined && [...input.comment].length > 1024) fail('comment', 'must be at most 1024 characters')
+  // U+0000 is no text: PostgreSQL cannot store it, and no shop means it.
+  if (input.comment?.includes('\u0000') === true) fail('comment', 'must not contain the NUL character')
+  else if (input.comment !== undefined && [...input.comment].length > 1024) fail('comment', 'must be at most 1024 characters')
 
   const callbackUrl = checkUrl('callback_url', input.callbackUrl, rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'], fail, !rules.webhookAllowPrivate)
   const successUrl = checkUrl('success_url', input.successUrl, ['https:', 'http:'], fail)

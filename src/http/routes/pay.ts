@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import formbody from '@fastify/formbody'
 import { Type, type Static } from '@sinclair/typebox'
-import { AppError } from '../../domain/errors.js'
+import { AppError, validationFailed } from '../../domain/errors.js'
 import { parseUuid, type InvoiceId } from '../../domain/ids.js'
 import { readStatus, type Invoice, type Status } from '../../domain/invoice.js'
 import type { HttpDeps } from '../deps.js'
@@ -46,6 +46,35 @@ function statusToWire(invoice: Invoice, status: Status): PayStatusWire {
 function sendHtml(reply: FastifyReply, code: number, body: string): FastifyReply {
   // The page shows a live status, so no cache may keep it; its language follows Accept-Language.
   return reply.code(code).type('text/html; charset=utf-8').header('cache-control', 'no-store').header('vary', 'Accept-Language').send(body)
+}
+
+/**
+ * CSRF defence for the simulate post (a state change reachable by a plain HTML form): a browser request from another
+ * site is refused. Browsers send `Origin` on every cross-origin POST and `Sec-Fetch-Site` on modern engines; a request
+ * carrying neither (curl, server-side callers, tests) is not a browser's cross-site request and passes.
+ * `Origin: null` decides nothing by itself: the page's own `Referrer-Policy: no-referrer` makes browsers send exactly
+ * that on its form posts, so there Sec-Fetch-Site is what tells a cross-site post apart.
+ * B7 has no 403 code for this, so it is a 400 `validation_failed` naming `origin`.
+ */
+function assertSameOrigin(request: FastifyRequest, ownOrigin: string): void {
+  const origin = request.headers.origin
+  if (origin !== undefined && origin.trim() !== 'null' && originOf(origin) !== ownOrigin) {
+    throw validationFailed([{ field: 'origin', message: `cross-site request refused: Origin must be ${ownOrigin}` }])
+  }
+  const site = request.headers['sec-fetch-site']
+  if (typeof site === 'string' && site.trim().toLowerCase() === 'cross-site') {
+    throw validationFailed([{ field: 'origin', message: 'cross-site request refused (Sec-Fetch-Site: cross-site)' }])
+  }
+}
+
+/** The serialized origin of an Origin header value, or undefined when it is none (garbage, an opaque origin). */
+function originOf(value: string): string | undefined {
+  try {
+    const url = new URL(value)
+    return url.origin === 'null' ? undefined : url.origin
+  } catch {
+    return undefined
+  }
 }
 
 const isFormPost = (request: FastifyRequest): boolean =>
@@ -124,16 +153,20 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
 
     // API.md D: absent (404) when the sandbox provider is disabled.
     if (!deps.sandbox) return
+    const ownOrigin = new URL(deps.publicUrl).origin
     r.post(
       '/pay/:invoice_id/simulate',
       {
+        // before the body is read: a cross-site post is refused whatever it carries
+        onRequest: async (request) => assertSameOrigin(request, ownOrigin),
         schema: {
           operationId: 'simulatePayment',
           summary: "Sandbox provider: the buyer's simulated payment result",
           description:
             'What the TEST MODE controls call. JSON answers 200 with the status; an HTML form post ' +
             '(application/x-www-form-urlencoded) answers 303 back to the page, also when the status has already moved on. ' +
-            'Only present when SANDBOX is on.',
+            'Only present when SANDBOX is on. A cross-site browser request (an `Origin` other than the service\'s own, ' +
+            'or `Sec-Fetch-Site: cross-site`) is refused with 400 `validation_failed` naming `origin`.',
           tags: ['public'],
           params: PayParams,
           querystring: PayQuery,

@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+
+// PUBLIC_URL of buildTestApp is http://pay.test
+const OWN = 'http://pay.test'
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+
+describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
+  let t: TestApp
+  let m: TestMerchant
+  let n = 0
+  beforeEach(async () => {
+    t = await buildTestApp()
+    m = await t.merchant()
+  })
+  afterEach(async () => t.close())
+
+  const create = async (): Promise<string> => {
+    n += 1
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      ...json({ order_id: `C-${n}`, amount: '10.00', currency: 'RUB' }),
+      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+    })
+    expect(res.statusCode).toBe(201)
+    return res.json().order_id
+  }
+  const simulateJson = (id: string, headers: Record<string, string>) =>
+    t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ outcome: 'paid' }) })
+  const simulateForm = (id: string, headers: Record<string, string>) =>
+    t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { ...FORM, ...headers }, payload: 'outcome=paid' })
+  const status = async (id: string) => (await t.app.inject({ url: `/pay/${id}/status` })).json().status
+
+  const expectOriginRefused = (res: { statusCode: number; headers: Record<string, unknown>; json: () => any }) => {
+    expect(res.statusCode).toBe(400)
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
+    const p = res.json()
+    expect(p).toMatchObject({ type: 'about:blank', status: 400, code: 'validation_failed' })
+    expect(p.errors).toEqual([{ field: 'origin', message: expect.stringContaining('cross-site') }])
+    expect(p.detail).toContain('origin')
+  }
+
+  it.each([
+    ['another site', 'https://evil.example'],
+    ['our host on another scheme', 'https://pay.test'],
+    ['our host on another port', 'http://pay.test:8080'],
+    ['a subdomain', 'http://x.pay.test'],
+    ['garbage', 'not a url'],
+  ])('when a form post comes with an Origin of %s, then 400 validation_failed naming origin and the status is unchanged', async (_name, origin) => {
+    const id = await create()
+    expectOriginRefused(await simulateForm(id, { origin }))
+    expect(await status(id)).toBe('pending')
+  })
+
+  it('when Origin is "null" (our page sends that: Referrer-Policy no-referrer), then Sec-Fetch-Site decides', async () => {
+    const a = await create()
+    expect((await simulateForm(a, { origin: 'null', 'sec-fetch-site': 'same-origin' })).statusCode).toBe(303)
+    expect(await status(a)).toBe('paid')
+    const b = await create()
+    expect((await simulateForm(b, { origin: 'null' })).statusCode).toBe(303)
+    const c = await create()
+    expectOriginRefused(await simulateForm(c, { origin: 'null', 'sec-fetch-site': 'cross-site' }))
+    expect(await status(c)).toBe('pending')
+  })
+
+  it('when a JSON post comes from another origin, then it is refused as well', async () => {
+    const id = await create()
+    expectOriginRefused(await simulateJson(id, { origin: 'https://evil.example' }))
+    expect(await status(id)).toBe('pending')
+  })
+
+  it('when Sec-Fetch-Site says cross-site (without Origin), then it is refused', async () => {
+    const id = await create()
+    expectOriginRefused(await simulateForm(id, { 'sec-fetch-site': 'cross-site' }))
+    expect(await status(id)).toBe('pending')
+  })
+
+  it('when Sec-Fetch-Site says cross-site even with our own Origin, then it is refused', async () => {
+    const id = await create()
+    expectOriginRefused(await simulateJson(id, { origin: OWN, 'sec-fetch-site': 'cross-site' }))
+    expect(await status(id)).toBe('pending')
+  })
+
+  it('when the cross-site post names an unknown invoice or carries a bad body, then the origin is still what is refused', async () => {
+    expectOriginRefused(await simulateForm('00000000-0000-7000-8000-000000000000', { origin: 'https://evil.example' }))
+    const id = await create()
+    const res = await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { ...FORM, origin: 'https://evil.example' }, payload: 'outcome=bogus' })
+    expectOriginRefused(res)
+  })
+
+  it('when the form post comes from our own origin, then it is accepted (303 back to the page)', async () => {
+    const id = await create()
+    const res = await simulateForm(id, { origin: OWN, 'sec-fetch-site': 'same-origin' })
+    expect(res.statusCode).toBe(303)
+    expect(res.headers.location).toBe(`/pay/${id}`)
+    expect(await status(id)).toBe('paid')
+  })
+
+  it('when the JSON post comes from our own origin, then it is accepted', async () => {
+    const id = await create()
+    const res = await simulateJson(id, { origin: OWN, 'sec-fetch-site': 'same-origin' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().status).toBe('paid')
+  })
+
+  it('when Sec-Fetch-Site is same-site or none, then it is not refused', async () => {
+    const a = await create()
+    expect((await simulateJson(a, { 'sec-fetch-site': 'same-site' })).statusCode).toBe(200)
+    const b = await create()
+    expect((await simulateJson(b, { 'sec-fetch-site': 'none' })).statusCode).toBe(200)
+  })
+
+  it('when there is neither Origin nor Sec-Fetch-Site (curl, server-side), then it works as before', async () => {
+    const id = await create()
+    expect((await simulateForm(id, {})).statusCode).toBe(303)
+    expect(await status(id)).toBe('paid')
+  })
+
+  it('when PUBLIC_URL has a path, then its origin (scheme, host, port) is what counts', async () => {
+    await t.close()
+    t = await buildTestApp({ PUBLIC_URL: 'https://shop.example:8443/payments' })
+    m = await t.merchant()
+    const id = await create()
+    expectOriginRefused(await simulateJson(id, { origin: 'https://shop.example' }))
+    expect((await simulateJson(id, { origin: 'https://shop.example:8443' })).statusCode).toBe(200)
+  })
+})
