@@ -1,5 +1,4 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
-import helmet from '@fastify/helmet'
 import { registerDocs } from './plugins/docs.js'
 import { registerMetrics } from './plugins/metrics.js'
 import type { HttpDeps, HttpOptions } from './deps.js'
@@ -40,10 +39,6 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
 
   registerRequestId(app)
   registerProblemJson(app)
-  await app.register(helmet, {
-    global: true,
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-  })
   for (const schema of [
     FieldErrorSchema,
     ProblemSchema,

@@ -15,8 +15,24 @@ export function requestIdOf(req: IncomingMessage): string {
  * API.md B7: every response carries `x-request-id`; every log line of the request carries it as `reqId`
  * (Fastify's child logger), including the one access-log line written here.
  */
+/**
+ * Security headers of every answer outside the payment pages (those get helmet's fuller set, with their own CSP,
+ * in routes/pay.ts): fixed values, one assignment per request instead of helmet's per-request header building.
+ * No Cross-Origin-Resource-Policy: shops embed `qr_url` images in their own pages.
+ */
+const API_SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+} as const
+const SECURITY_HEADER_ENTRIES = Object.entries(API_SECURITY_HEADERS)
+
 export function registerRequestId(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
+    // on the raw response, like helmet: on the pages helmet's own values then replace these
+    for (const [name, value] of SECURITY_HEADER_ENTRIES) reply.raw.setHeader(name, value)
     reply.header('x-request-id', request.id)
   })
   app.addHook('onResponse', async (request, reply) => {
