@@ -33,15 +33,13 @@ import { listDeliveries } from './app/list-deliveries.js'
 import { redeliver } from './app/redeliver.js'
 import { sendTestWebhook } from './app/send-test-webhook.js'
 import { startWebhookDispatcher } from './worker/webhook-dispatcher.js'
-import {
-  createMerchant,
-  issueApiKey,
-  listApiKeys,
-  listMerchants,
-  revokeApiKey,
-  rotateWebhookSecret,
-  setMerchantStatus,
-} from './app/manage-merchants.js'
+import { createMerchant } from './app/create-merchant.js'
+import { issueApiKey } from './app/issue-api-key.js'
+import { listApiKeys } from './app/list-api-keys.js'
+import { listMerchants } from './app/list-merchants.js'
+import { revokeApiKey } from './app/revoke-api-key.js'
+import { rotateWebhookSecret } from './app/rotate-webhook-secret.js'
+import { setMerchantStatus } from './app/set-merchant-status.js'
 import type { CliCommands } from './cli/run-cli.js'
 import { runCli } from './cli/run-cli.js'
 import { ConfigError, loadConfig, type Config } from './config.js'

@@ -1,4 +1,4 @@
-import { createMerchant, type CreatedMerchant } from './manage-merchants.js'
+import { createMerchant, type CreatedMerchant } from './create-merchant.js'
 import type { AppDeps } from './deps.js'
 
 /** API.md E: the first start of an empty database (outside production) creates a demo merchant to try the API with. */

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
-import type { CreatedMerchant, IssuedKey } from '../app/manage-merchants.js'
+import type { CreatedMerchant } from '../app/create-merchant.js'
+import type { IssuedKey } from '../app/merchant-records.js'
 import { AppError } from '../domain/errors.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus } from '../domain/merchant.js'
 

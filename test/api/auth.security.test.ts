@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { issueApiKey, revokeApiKey, setMerchantStatus } from '../../src/app/manage-merchants.js'
+import { issueApiKey } from '../../src/app/issue-api-key.js'
+import { revokeApiKey } from '../../src/app/revoke-api-key.js'
+import { setMerchantStatus } from '../../src/app/set-merchant-status.js'
 import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
 describe('API keys (API.md B1)', () => {

@@ -3,7 +3,7 @@
  * receiver on 127.0.0.1 that verifies every request with the standardwebhooks package.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { rotateWebhookSecret } from '../../src/app/manage-merchants.js'
+import { rotateWebhookSecret } from '../../src/app/rotate-webhook-secret.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { sleep, startReceiver, type Receiver, type ReceivedWebhook } from '../helpers/webhook-receiver.js'
 

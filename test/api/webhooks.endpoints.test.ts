@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import { rotateWebhookSecret } from '../../src/app/manage-merchants.js'
+import { rotateWebhookSecret } from '../../src/app/rotate-webhook-secret.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
 
