@@ -3,6 +3,7 @@ import { parseUuid, type InvoiceId, type MerchantId } from '../domain/ids.js'
 import type { Invoice } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
+import { requireInvoiceId } from './invoice-id.js'
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
@@ -51,9 +52,7 @@ export async function getInvoiceInfo(deps: Pick<AppDeps, 'store'>, merchant: Mer
 
 /** GET /api/v1/invoices/{id}: the merchant's own invoice or 404. */
 export async function getInvoice(deps: Pick<AppDeps, 'store'>, merchant: Merchant, id: string): Promise<Invoice> {
-  const invoiceId = parseUuid(id)
-  if (invoiceId === undefined) throw validationFailed([{ field: 'invoice_id', message: 'must be a UUID' }])
-  const invoice = await findOwned(deps, merchant.id, invoiceId as InvoiceId)
+  const invoice = await findOwned(deps, merchant.id, requireInvoiceId(id))
   if (invoice === undefined) throw notFound()
   return invoice
 }
