@@ -196,7 +196,8 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
         if (res.statusCode === 200) expect(res.json().merchant_id).toBe(m.id)
         await expectAlive()
       }),
-      { numRuns: RUNS },
+      // one unknown invoice among the cases for certain, so the spread check below never depends on the seed
+      { numRuns: RUNS, examples: [[`merchant_id=${m.id}&`, ['invoice_id=00000000-0000-7000-8000-000000000000']]] },
     )
     for (const code of [200, 400, 403, 404]) expect(seen, `statuses seen: ${[...seen].join(', ')}`).toContain(code)
   })
