@@ -12,15 +12,13 @@
 //
 // Two clocks per webhook, both in this process: from sending the payment (includes its transaction) and from its
 // answer (the commit is already done then: a lower bound of commit-to-receipt). Writes bench/results/webhook-latency-<time>.json.
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
-import { cpus, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
+import { ROOT, createMerchant, machineInfo, serviceEnv as benchEnv, startService } from './lib.mjs'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const TOTAL = Number(process.env.BENCH_WEBHOOKS ?? 2000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50)
 const IDLE = Number(process.env.BENCH_IDLE ?? 100)
@@ -30,20 +28,12 @@ const PORT = 18090
 const work = mkdtempSync(join(tmpdir(), 'webhook-bench-'))
 const now = () => performance.timeOrigin + performance.now()
 
-const serviceEnv = {
-  ...process.env,
-  DATABASE_URL: DATABASE_URL ?? `sqlite:${join(work, 'bench.db')}`,
-  LOG_LEVEL: 'info',
-  NODE_ENV: 'production',
+const serviceEnv = benchEnv(DATABASE_URL ?? `sqlite:${join(work, 'bench.db')}`, {
   SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? 'full',
   CALLBACK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOW_PRIVATE: 'true', // the receiver is on 127.0.0.1
-  RATE_LIMIT_RPS: '1000000',
-  RATE_LIMIT_BURST: '1000000',
-  PORT: String(PORT),
-}
-const bin = join(ROOT, 'bin', 'invoice-service.js')
-const merchant = JSON.parse(execFileSync(process.execPath, [bin, 'merchant', 'create', '--name', 'Webhook bench', '--json'], { env: serviceEnv }).toString())
+})
+const merchant = createMerchant(serviceEnv, 'Webhook bench')
 const verifier = new Webhook(merchant.webhook_secret)
 
 // The merchant's endpoint.
@@ -69,11 +59,9 @@ const receiver = http.createServer((req, res) => {
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
 const callbackUrl = `http://127.0.0.1:${receiver.address().port}/hooks`
 
-const logFile = join(work, 'service.log')
 const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-const service = spawn(process.execPath, [...nodeArgs, bin, 'serve'], { env: serviceEnv, stdio: ['ignore', openSync(logFile, 'a'), 'inherit'] })
-const base = `http://127.0.0.1:${PORT}`
-await waitFor(`${base}/readyz`)
+const service = await startService({ env: serviceEnv, port: PORT, logFile: join(work, 'service.log'), nodeArgs })
+const { base } = service
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY + 8 })
 const post = (path, body, headers = {}) =>
@@ -174,12 +162,11 @@ await arrived(loadIds, 120_000)
 const deliveredIn = Math.max(...loadIds.map((id) => arrivals.get(id))) - loadStart
 const load = { ...stats(loadIds), payments_per_s: Math.round(TOTAL / (paidIn / 1000)), webhooks_per_s: Math.round(TOTAL / (deliveredIn / 1000)) }
 
-service.kill('SIGTERM')
-await new Promise((r) => service.on('exit', r))
+await service.stop()
 receiver.close()
 agent.destroy()
 
-const machine = { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }
+const machine = machineInfo()
 const database = DATABASE_URL ? 'postgres' : `sqlite (synchronous=${serviceEnv.SQLITE_SYNCHRONOUS})`
 console.log(`\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; database: ${database}`)
 console.log('webhook latency, invoice.paid: payment sent → webhook received (and: payment answered → webhook received)\n')
@@ -199,14 +186,3 @@ writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, data
 console.log(`written: ${file}`)
 rmSync(work, { recursive: true, force: true })
 
-async function waitFor(url) {
-  for (let i = 0; i < 200; i += 1) {
-    try {
-      await new Promise((resolve, reject) => http.get(url, (res) => (res.resume(), resolve())).on('error', reject))
-      return
-    } catch {
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  }
-  throw new Error(`not up: ${url}`)
-}
