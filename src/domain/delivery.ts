@@ -1,3 +1,4 @@
+import { isoTime } from './iso-time.js'
 import type { DeliveryId, EventId, InvoiceId, MerchantId } from './ids.js'
 import type { InvoiceEventType } from './invoice.js'
 import type { InvoiceView } from './invoice-view.js'
@@ -66,5 +67,5 @@ export interface ClaimedDelivery {
  * bytes under the same webhook-id.
  */
 export function webhookPayload(type: WebhookEventType, at: Date, data: InvoiceView | Readonly<Record<string, unknown>>): string {
-  return JSON.stringify({ type, timestamp: at.toISOString(), data })
+  return JSON.stringify({ type, timestamp: isoTime(at), data })
 }

@@ -1,5 +1,6 @@
 import { currencyExponent } from './currencies.js'
 import { readStatus, type Invoice } from './invoice.js'
+import { isoTime } from './iso-time.js'
 import { toMajorNumber } from './money.js'
 
 /**
@@ -43,8 +44,8 @@ export function invoiceView(inv: Invoice, now: Date): InvoiceView {
     url: inv.payUrl,
     qr_data: inv.qrData,
     credited: inv.credited === null ? null : toMajorNumber(inv.credited, exp),
-    expired_at: inv.expiresAt.toISOString(),
-    paid_at: inv.paidAt === null ? null : inv.paidAt.toISOString(),
-    created_at: inv.createdAt.toISOString(),
+    expired_at: isoTime(inv.expiresAt),
+    paid_at: inv.paidAt === null ? null : isoTime(inv.paidAt),
+    created_at: isoTime(inv.createdAt),
   }
 }
