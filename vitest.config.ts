@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
 
 // Two projects. `default`: every test, the API tests on in-memory SQLite. `postgres`: the API tests again on
@@ -9,6 +10,8 @@ const withPostgres = (process.env.TEST_DATABASE_URL ?? '').trim() !== '' || ci
 const postgresOnly = ['test/**/postgres*.test.ts']
 
 export default defineConfig({
+  // tests import the client package from its sources, as tsconfig.json's `paths` does for the type check
+  resolve: { alias: { '@invoice-service/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,10 +1,15 @@
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 
-/** Builds dist/ once before the suite: the CLI and serve tests run the real compiled binary. */
+const ROOT = join(import.meta.dirname, '..')
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+
+/**
+ * Builds dist/ once before the suite: the CLI and serve tests run the real compiled binary. The client package's
+ * dist/ too: the demo shop, which the journey test runs as `npm run demo` does, imports the built client.
+ */
 export default function setup(): void {
-  execFileSync(process.execPath, [join(import.meta.dirname, '..', 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: join(import.meta.dirname, '..'),
-    stdio: 'inherit',
-  })
+  for (const project of ['tsconfig.build.json', join('packages', 'client', 'tsconfig.json')]) {
+    execFileSync(process.execPath, [TSC, '-p', project], { cwd: ROOT, stdio: 'inherit' })
+  }
 }

@@ -336,6 +336,9 @@ describe('OpenAPI', () => {
     }
     expect(Object.keys(ops.retryWebhookDelivery.responses)).toEqual(expect.arrayContaining(['202', '400', '404']))
     expect(doc.components.schemas.Invoice).toBeDefined()
-    expect(doc.webhooks.invoiceEvent.post.requestBody.content['application/json'].schema.properties.data.$ref).toBe('#/components/schemas/Invoice')
+    expect(doc.webhooks.invoiceEvent.post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/WebhookEvent')
+    // an invoice event carries the invoice as getInfo returns it; the test event only the merchant id
+    expect(doc.components.schemas.InvoiceEvent.properties.data.$ref).toBe('#/components/schemas/Invoice')
+    expect(doc.components.schemas.TestEvent.properties.data.required).toEqual(['merchant_id'])
   })
 })

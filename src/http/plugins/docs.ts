@@ -1,18 +1,22 @@
 import type { FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import { InvoiceEventSchema, TestEventSchema, WebhookEventSchema } from '../schemas/webhooks.js'
 
 /**
  * OpenAPI 3.1 generated from the route schemas (docs cannot drift from the code), served at /openapi.json,
  * and the reference UI at /docs from the package's own assets: no CDN, no external requests.
  */
 export async function registerDocs(app: FastifyInstance, publicUrl: string): Promise<void> {
+  // documentation only: the webhook bodies, for the `webhooks` section below and the generated client types
+  for (const schema of [InvoiceEventSchema, TestEventSchema, WebhookEventSchema]) app.addSchema(schema)
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Merchant Invoice Service',
         version: '1.0.0',
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'Create invoices for orders, send buyers to the hosted payment page or show the QR code, and read the outcome back. ' +
           'Merchant endpoints take the X-Api-Key header. Errors are RFC 9457 problem details with a stable `code`.',
@@ -28,34 +32,59 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
       webhooks: {
         invoiceEvent: {
           post: {
+            operationId: 'invoiceEvent',
             summary: 'An invoice event, POSTed to the invoice callback_url',
+            tags: ['webhooks'],
+            // the receiver authenticates the request by its signature, not by a key of ours
+            security: [],
             description:
               'Standard Webhooks: verify webhook-signature (v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}"> with the ' +
               'bytes of your whsec_ secret; two space-separated signatures during a rotation) on the raw body. Any 2xx within ' +
               'WEBHOOK_TIMEOUT is success; anything else is retried on WEBHOOK_RETRY_SCHEDULE; 410 stops the retries. At least once; ' +
               'in order per invoice; deduplicate by webhook-id.',
             parameters: [
-              { name: 'webhook-id', in: 'header', required: true, description: 'The event id; the same on every retry', schema: { type: 'string' } },
-              { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds of this attempt', schema: { type: 'string' } },
-              { name: 'webhook-signature', in: 'header', required: true, description: 'v1,<base64 signature>, space-separated', schema: { type: 'string' } },
+              {
+                name: 'webhook-id',
+                in: 'header',
+                required: true,
+                description: 'The event id; the same on every retry',
+                schema: { type: 'string' },
+                example: '0193a1c3-0a1b-7c2d-8e3f-4a5b6c7d8e91',
+              },
+              {
+                name: 'webhook-timestamp',
+                in: 'header',
+                required: true,
+                description: 'Unix seconds of this attempt',
+                schema: { type: 'string' },
+                example: '1795316981',
+              },
+              {
+                name: 'webhook-signature',
+                in: 'header',
+                required: true,
+                description: 'v1,<base64 signature>, space-separated',
+                schema: { type: 'string' },
+                example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+              },
             ],
             requestBody: {
               required: true,
               content: {
                 'application/json': {
-                  schema: {
-                    type: 'object',
-                    required: ['type', 'timestamp', 'data'],
-                    properties: {
-                      type: { type: 'string', enum: ['invoice.hold', 'invoice.paid', 'invoice.failed', 'invoice.expired', 'webhook.test'] },
-                      timestamp: { type: 'string', format: 'date-time', description: 'When the event happened' },
-                      data: { $ref: '#/components/schemas/Invoice', description: 'The invoice as getInfo returned it at the event' },
-                    },
+                  schema: { $ref: '#/components/schemas/WebhookEvent' },
+                  examples: {
+                    'invoice.paid': { summary: 'An invoice was paid', value: InvoiceEventSchema.examples[0] },
+                    'webhook.test': { summary: 'A test event', value: TestEventSchema.examples[0] },
                   },
                 },
               },
             },
-            responses: { '2XX': { description: 'Received' }, '410': { description: 'Gone: stop retrying this delivery' } },
+            responses: {
+              '2XX': { description: 'Received: the delivery succeeded' },
+              '4XX': { description: 'Not accepted (e.g. a bad signature): retried on the schedule' },
+              '410': { description: 'Gone: stop retrying this delivery' },
+            },
           },
         },
       },

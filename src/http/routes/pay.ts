@@ -106,6 +106,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
             'Merchant name, amount, comment, status, time left and the QR code; updates itself as the status changes. ' +
             'Language: `?lang=en|ru`, else Accept-Language, else English. With the sandbox provider it shows TEST MODE controls.',
           tags: ['public'],
+          security: [],
           params: PayParams,
           querystring: PayQuery,
           produces: ['text/html'],
@@ -131,6 +132,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
           summary: 'The status the payment page polls',
           description: 'redirect_url is success_url when paid, fail_url when failed or expired, else null.',
           tags: ['public'],
+          security: [],
           params: PayParams,
           response: { 200: PayStatusResponse, ...problems('invoice_not_found') },
         },
@@ -171,6 +173,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
             'Only present when SANDBOX is on. A cross-site browser request (an `Origin` other than the service\'s own, ' +
             'or `Sec-Fetch-Site: cross-site`) is refused with 400 `validation_failed` naming `origin`.',
           tags: ['public'],
+          security: [],
           params: PayParams,
           querystring: PayQuery,
           body: SimulateBody,

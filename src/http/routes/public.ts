@@ -5,6 +5,7 @@ import { parseUuid, type InvoiceId } from '../../domain/ids.js'
 import { AppError } from '../../domain/errors.js'
 import type { HttpDeps } from '../deps.js'
 import { problems } from '../schemas/common.js'
+import { EXAMPLE_IDS } from '../schemas/examples.js'
 
 /** Unauthenticated endpoints (API.md D): the QR image and the health probes. */
 export function publicRoutes(app: FastifyInstance, deps: HttpDeps): void {
@@ -17,9 +18,10 @@ export function publicRoutes(app: FastifyInstance, deps: HttpDeps): void {
         operationId: 'getQrImage',
         summary: "PNG of the invoice's QR code (encodes qr_data)",
         tags: ['public'],
-        params: Type.Object({ invoice_id: Type.String({ description: 'Invoice id (UUID)' }) }),
+        security: [],
+        params: Type.Object({ invoice_id: Type.String({ description: 'Invoice id (UUID)', examples: [EXAMPLE_IDS.invoice] }) }),
         response: {
-          200: { description: 'image/png', content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } },
+          200: { description: 'The QR code (image/png)', content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } },
           ...problems('invoice_not_found'),
         },
       },
@@ -41,7 +43,8 @@ export function publicRoutes(app: FastifyInstance, deps: HttpDeps): void {
         operationId: 'healthz',
         summary: 'Liveness: the process is up',
         tags: ['operations'],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        security: [],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }, { description: 'Alive', examples: [{ status: 'ok' }] }) },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -54,7 +57,8 @@ export function publicRoutes(app: FastifyInstance, deps: HttpDeps): void {
         operationId: 'readyz',
         summary: 'Readiness: the database answers',
         tags: ['operations'],
-        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...problems() },
+        security: [],
+        response: { 200: Type.Object({ status: Type.Literal('ready') }, { description: 'Ready', examples: [{ status: 'ready' }] }), ...problems() },
       },
     },
     async () => {

@@ -1,11 +1,12 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.js'
+import { INVOICE_EXAMPLE, problemExample } from './examples.js'
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 
 export const FieldErrorSchema = Type.Object(
   { field: Type.String(), message: Type.String() },
-  { $id: 'FieldError', additionalProperties: false },
+  { $id: 'FieldError', additionalProperties: false, description: 'One invalid field: its name (dotted for nested fields) and what is wrong' },
 )
 
 export const ProblemSchema = Type.Object(
@@ -20,16 +21,34 @@ export const ProblemSchema = Type.Object(
   { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' },
 )
 
-/** Error responses of a route, by HTTP status, each documented with the codes it can carry. */
-export function problems(...codes: ErrorCode[]): Record<number, TSchema> {
+/** A documented error response: RFC 9457 problem details, one named example per code it can carry. */
+export interface ProblemResponse {
+  readonly description: string
+  readonly content: { readonly 'application/problem+json': { readonly schema: TSchema; readonly examples: Record<string, unknown> } }
+}
+
+/**
+ * Error responses of a route, by HTTP status, each documented with the codes it can carry. Keyed by media type, so
+ * the document says `application/problem+json` (what problem-json.ts sends); Fastify serializes a problem reply with
+ * the same Problem schema as before.
+ */
+export function problems(...codes: ErrorCode[]): Record<number, ProblemResponse> {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const c of [...codes, 'internal_error', 'unavailable'] as ErrorCode[]) {
     const s = ERROR_STATUS[c]
     byStatus.set(s, [...(byStatus.get(s) ?? []), c])
   }
-  const out: Record<number, TSchema> = {}
+  const out: Record<number, ProblemResponse> = {}
   for (const [status, list] of byStatus) {
-    out[status] = Type.Ref(ProblemSchema, { description: `Problem with code ${list.map((c) => `\`${c}\``).join(' or ')}` })
+    out[status] = {
+      description: `Problem with code ${list.map((c) => `\`${c}\``).join(' or ')}`,
+      content: {
+        'application/problem+json': {
+          schema: Type.Ref(ProblemSchema),
+          examples: Object.fromEntries(list.map((c) => [c, problemExample(c, status)])),
+        },
+      },
+    }
   }
   return out
 }
@@ -38,8 +57,8 @@ export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-
 
 export const InvoiceSchema = Type.Object(
   {
-    id: Type.String({ format: 'uuid' }),
-    merchant_id: Type.String({ format: 'uuid' }),
+    id: Type.String({ format: 'uuid', description: 'The invoice id' }),
+    merchant_id: Type.String({ format: 'uuid', description: 'Your merchant id' }),
     order_id: Type.String({ description: "The merchant's own order identifier, as sent at creation", examples: ['order-1001'] }),
     amount: Type.Number({ description: 'Amount in major units', examples: [100.5] }),
     currency: Type.String({ examples: ['RUB'] }),
@@ -52,7 +71,12 @@ export const InvoiceSchema = Type.Object(
     paid_at: Nullable(Timestamp),
     created_at: Timestamp,
   },
-  { $id: 'Invoice', additionalProperties: false },
+  {
+    $id: 'Invoice',
+    additionalProperties: false,
+    description: 'An invoice as getInfo returns it (and as webhooks carry it in `data`)',
+    examples: [INVOICE_EXAMPLE],
+  },
 )
 
 export const SECURITY = [{ ApiKey: [] }]

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import { STATUSES } from '../../domain/invoice.js'
 import { Timestamp } from './common.js'
+import { EXAMPLE_IDS, PAY_STATUS_EXAMPLE } from './examples.js'
 
-export const PayParams = Type.Object({ invoice_id: Type.String({ description: 'Invoice id (UUID)' }) })
+export const PayParams = Type.Object({ invoice_id: Type.String({ description: 'Invoice id (UUID)', examples: [EXAMPLE_IDS.invoice] }) })
 
 /**
  * `?lang=` overrides Accept-Language (API.md D). Any other value is ignored rather than refused: a buyer's link
@@ -31,11 +32,14 @@ export const PayStatusResponse = Type.Object(
       description: 'success_url when paid, fail_url when failed or expired, else null',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [PAY_STATUS_EXAMPLE] },
 )
 
-export const HTML_PAGE = { description: 'The payment page (text/html)', content: { 'text/html': { schema: { type: 'string' } } } }
+export const HTML_PAGE = {
+  description: 'The payment page (text/html)',
+  content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en"><head><title>Awaiting payment · RUB 100.50</title>…' } },
+}
 export const HTML_NOT_FOUND = {
   description: 'No such invoice: an HTML page in the same style (text/html)',
-  content: { 'text/html': { schema: { type: 'string' } } },
+  content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en"><head><title>Invoice not found</title>…' } },
 }

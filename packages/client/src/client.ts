@@ -1,0 +1,173 @@
+import createClient, { type Client } from 'openapi-fetch'
+import { InvoiceServiceError, errorOf } from './errors.js'
+import type { paths } from './schema.js'
+import type {
+  CreateInvoiceRequest,
+  CreatedInvoice,
+  Delivery,
+  DeliveryList,
+  Invoice,
+  InvoiceList,
+  InvoiceLookup,
+  ListDeliveriesQuery,
+  ListInvoicesQuery,
+  TestWebhookResult,
+} from './types.js'
+
+export interface InvoiceClientOptions {
+  /** Where the service is: its PUBLIC_URL, e.g. `https://pay.example.com` (no trailing path). */
+  readonly baseUrl: string
+  /** Your merchant API key, `mk_…`. */
+  readonly apiKey: string
+  /** Your merchant id: needed only to look invoices up by order_id. */
+  readonly merchantId?: string | undefined
+  /**
+   * How many times a request is retried when it is safe to: on 429 and 503 always; after no answer (a network error
+   * or a timeout) only for reads and createInvoice, which is idempotent by order_id. Default 2; 0 turns it off.
+   */
+  readonly retries?: number | undefined
+  /** Milliseconds one attempt may take. Default 15000. */
+  readonly timeoutMs?: number | undefined
+  /** A fetch implementation (default: the global one). */
+  readonly fetch?: ((input: Request) => Promise<Response>) | undefined
+}
+
+/** The typed client of the invoice service. Every method throws InvoiceServiceError on failure. */
+export interface InvoiceClient {
+  /**
+   * Creates the invoice of an order, or returns its live invoice (`is_new: false`) when this order_id already has
+   * one with the same amount, currency and service: safe to retry with the same body.
+   */
+  createInvoice(body: CreateInvoiceRequest): Promise<CreatedInvoice>
+  /** An invoice by its id (`getInvoice(id)` or `{ invoice_id }`), or by your order_id (`{ order_id }`: the newest). */
+  getInvoice(lookup: string | InvoiceLookup): Promise<Invoice>
+  /** hold → paid. */
+  capture(invoiceId: string): Promise<Invoice>
+  /** pending or hold → failed. */
+  cancel(invoiceId: string): Promise<Invoice>
+  /** One page of your invoices, newest first; pass `next_cursor` as `cursor` for the next. */
+  listInvoices(query?: ListInvoicesQuery): Promise<InvoiceList>
+  /** Every invoice matching `query`, page after page. */
+  iterateInvoices(query?: Omit<ListInvoicesQuery, 'cursor'>): AsyncGenerator<Invoice, void, undefined>
+  /** One page of your webhook delivery log, newest first. */
+  listDeliveries(query?: ListDeliveriesQuery): Promise<DeliveryList>
+  /** Sends a delivery again now, with the same webhook-id and body. */
+  redeliver(deliveryId: string): Promise<Delivery>
+  /** Sends a signed `webhook.test` event to `url` now and reports what it answered. */
+  sendTestWebhook(url: string): Promise<TestWebhookResult>
+  /** The underlying openapi-fetch client, typed by the same document, for anything the methods above do not cover. */
+  readonly raw: Client<paths>
+}
+
+interface Outcome<T> {
+  data?: T
+  error?: unknown
+  response: Response
+}
+
+/** When a failed attempt may be repeated: `always` for reads and idempotent writes, `answered` when refused unprocessed. */
+type RetryPolicy = 'always' | 'answered'
+
+const RETRYABLE_STATUS = new Set([429, 503])
+const MAX_RETRY_WAIT_MS = 10_000
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+export function createInvoiceClient(options: InvoiceClientOptions): InvoiceClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '')
+  const retries = Math.max(0, Math.floor(options.retries ?? 2))
+  const timeoutMs = options.timeoutMs ?? 15_000
+  const raw = createClient<paths>({
+    baseUrl,
+    headers: { 'x-api-key': options.apiKey },
+    ...(options.fetch !== undefined && { fetch: options.fetch }),
+  })
+
+  async function call<T>(policy: RetryPolicy, attempt: (signal: AbortSignal) => Promise<Outcome<T>>): Promise<T> {
+    for (let n = 0; ; n += 1) {
+      let outcome: Outcome<T>
+      try {
+        outcome = await attempt(AbortSignal.timeout(timeoutMs))
+      } catch (cause) {
+        // No answer: the request may or may not have been processed, so only a safe request is repeated.
+        if (policy === 'always' && n < retries) {
+          await sleep(backoff(n))
+          continue
+        }
+        const timedOut = cause instanceof Error && cause.name === 'TimeoutError'
+        throw new InvoiceServiceError({
+          status: 0,
+          code: 'network_error',
+          detail: timedOut ? `no answer within ${timeoutMs} ms` : `no answer from ${baseUrl}: ${cause instanceof Error ? cause.message : String(cause)}`,
+          cause,
+        })
+      }
+      const { response } = outcome
+      if (response.ok) return outcome.data as T
+      const error = errorOf(response, outcome.error)
+      // 429 is refused before anything runs; 503 `unavailable` means the database could not be reached.
+      if (RETRYABLE_STATUS.has(response.status) && n < retries) {
+        await sleep(Math.min(error.retryAfter !== undefined ? error.retryAfter * 1000 : backoff(n), MAX_RETRY_WAIT_MS))
+        continue
+      }
+      throw error
+    }
+  }
+
+  const requireMerchantId = (): string => {
+    if (options.merchantId === undefined || options.merchantId === '') {
+      throw new TypeError('looking an invoice up by order_id needs the merchantId option of createInvoiceClient')
+    }
+    return options.merchantId
+  }
+
+  const client: InvoiceClient = {
+    raw,
+    createInvoice: (body) => call('always', (signal) => raw.POST('/api/v1/invoices', { body, signal })),
+    async getInvoice(lookup) {
+      const invoiceId = typeof lookup === 'string' ? lookup : lookup.invoice_id
+      if (invoiceId !== undefined) {
+        return call('always', (signal) => raw.GET('/api/v1/invoices/{invoice_id}', { params: { path: { invoice_id: invoiceId } }, signal }))
+      }
+      const orderId = (lookup as { order_id: string }).order_id
+      const merchantId = requireMerchantId()
+      return call('always', (signal) =>
+        raw.GET('/api/invoice/getInfo', { params: { query: { merchant_id: merchantId, order_id: orderId } }, signal }),
+      )
+    },
+    capture: (invoiceId) =>
+      call('answered', (signal) => raw.POST('/api/v1/invoices/{invoice_id}/capture', { params: { path: { invoice_id: invoiceId } }, signal })),
+    cancel: (invoiceId) =>
+      call('answered', (signal) => raw.POST('/api/v1/invoices/{invoice_id}/cancel', { params: { path: { invoice_id: invoiceId } }, signal })),
+    listInvoices: (query = {}) =>
+      call('always', (signal) => raw.GET('/api/v1/invoices', { params: { query: withTextLimit(query) }, signal })),
+    async *iterateInvoices(query = {}) {
+      let cursor: string | undefined
+      do {
+        const page = await client.listInvoices({ ...query, ...(cursor !== undefined && { cursor }) })
+        yield* page.data
+        cursor = page.next_cursor ?? undefined
+      } while (cursor !== undefined)
+    },
+    listDeliveries: (query = {}) =>
+      call('always', (signal) => raw.GET('/api/v1/webhooks/deliveries', { params: { query: withTextLimit(query) }, signal })),
+    // a redelivery sends the same webhook-id again, so a repeat is harmless to a receiver that deduplicates
+    redeliver: (deliveryId) =>
+      call('answered', (signal) =>
+        raw.POST('/api/v1/webhooks/deliveries/{delivery_id}/retry', { params: { path: { delivery_id: deliveryId } }, signal }),
+      ),
+    sendTestWebhook: (url) => call('answered', (signal) => raw.POST('/api/v1/webhooks/test', { body: { url }, signal })),
+  }
+  return client
+}
+
+/** 200 ms, 400 ms, 800 ms … with ±25 % jitter. */
+function backoff(n: number): number {
+  return Math.min(200 * 2 ** n, MAX_RETRY_WAIT_MS) * (0.75 + Math.random() / 2)
+}
+
+/** The API takes `limit` as text; callers may pass a number. */
+function withTextLimit<Q extends { limit?: number | string }>(query: Q): Omit<Q, 'limit'> & { limit?: string } {
+  const { limit, ...rest } = query
+  return limit === undefined ? rest : { ...rest, limit: String(limit) }
+}

@@ -1,0 +1,53 @@
+import { Webhook } from 'standardwebhooks'
+import type { WebhookEvent } from './types.js'
+
+/** Request headers as Node (IncomingHttpHeaders), the Fetch API (Headers) or a plain object give them. */
+export type HeadersLike = Headers | Readonly<Record<string, string | readonly string[] | undefined>>
+
+/** The webhook could not be verified: a bad or missing signature, a stale timestamp, or a body that is not JSON. */
+export class WebhookVerificationError extends Error {
+  override readonly name = 'WebhookVerificationError'
+}
+
+const HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const
+
+function headerOf(headers: HeadersLike, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined
+  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>
+  const key = Object.keys(record).find((k) => k.toLowerCase() === name)
+  const value = key === undefined ? undefined : record[key]
+  return Array.isArray(value) ? value.join(' ') : (value as string | undefined)
+}
+
+/**
+ * Verifies a webhook request the Standard Webhooks way and returns its event.
+ *
+ * - `body`: the raw request body, exactly as received — before any JSON parsing (a re-serialized body never verifies).
+ * - `headers`: the request's headers (`webhook-id`, `webhook-timestamp`, `webhook-signature` are read).
+ * - `secret`: your webhook secret, `whsec_…`; several during your own rollout of a rotated secret.
+ *
+ * Checks the HMAC-SHA256 signature (any of the space-separated `v1,` signatures may match, so both the old and the
+ * new secret verify during a rotation) and that `webhook-timestamp` is within 5 minutes of now (replays).
+ * Throws WebhookVerificationError otherwise. The same event can arrive more than once: deduplicate by `webhook-id`.
+ */
+export function verifyWebhook(body: string | Uint8Array, headers: HeadersLike, secret: string | readonly string[]): WebhookEvent {
+  const payload = typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: false }).decode(body)
+  const wanted: Record<string, string> = {}
+  for (const name of HEADERS) {
+    const value = headerOf(headers, name)
+    if (value === undefined || value === '') throw new WebhookVerificationError(`missing ${name} header`)
+    wanted[name] = value
+  }
+  const secrets = typeof secret === 'string' ? [secret] : secret
+  if (secrets.length === 0) throw new WebhookVerificationError('no webhook secret given')
+  let lastError: unknown
+  for (const s of secrets) {
+    try {
+      return new Webhook(s).verify(payload, wanted) as WebhookEvent
+    } catch (err) {
+      lastError = err
+    }
+  }
+  const reason = lastError instanceof Error ? lastError.message : 'the signature does not match'
+  throw new WebhookVerificationError(reason, { cause: lastError })
+}
