@@ -30,15 +30,18 @@ const API_SECURITY_HEADERS = {
 const SECURITY_HEADER_ENTRIES = Object.entries(API_SECURITY_HEADERS)
 
 export function registerRequestId(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     // on the raw response, like helmet: on the pages helmet's own values then replace these
     for (const [name, value] of SECURITY_HEADER_ENTRIES) reply.raw.setHeader(name, value)
     reply.header('x-request-id', request.id)
+    done()
   })
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
       'request completed',
     )
+    done()
   })
 }
