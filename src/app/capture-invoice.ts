@@ -3,7 +3,7 @@ import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
 import { transitionById, type TransitionDeps } from './apply-transition.js'
 import { settleHoldAtProvider } from './settle-hold.js'
-import { requireInvoiceId } from './invoice-id.js'
+import { requireInvoiceId } from './require-id.js'
 
 /**
  * POST /api/v1/invoices/{id}/capture (API.md C): the merchant settles a hold → paid. A pending invoice cannot

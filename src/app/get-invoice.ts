@@ -3,7 +3,7 @@ import { parseUuid, type InvoiceId, type MerchantId } from '../domain/ids.js'
 import type { Invoice } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
-import { requireInvoiceId } from './invoice-id.js'
+import { requireInvoiceId } from './require-id.js'
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/

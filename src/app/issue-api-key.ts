@@ -1,5 +1,6 @@
 import type { MerchantId } from '../domain/ids.js'
-import { insertKey, merchantNotFound, requireUuid, type IssuedKey, type MerchantDeps } from './merchant-records.js'
+import { insertKey, merchantNotFound, type IssuedKey, type MerchantDeps } from './merchant-records.js'
+import { requireUuid } from './require-id.js'
 
 /** `key create`: a further active key for the merchant (rotation without downtime). */
 export async function issueApiKey(deps: MerchantDeps, merchantIdText: string): Promise<IssuedKey> {

@@ -3,7 +3,7 @@ import { validationFailed, type FieldError } from '../domain/errors.js'
 import { parseUuid, type InvoiceId } from '../domain/ids.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
-import { pageOf, parseCursor, parseLimit } from './pagination.js'
+import { pageOf, parseCursor, parseLimit, parseOneOf } from './pagination.js'
 
 export interface ListDeliveriesQuery {
   readonly invoiceId?: string | undefined
@@ -24,11 +24,7 @@ export async function listDeliveries(
     invoiceId = parseUuid(query.invoiceId) as InvoiceId | undefined
     if (invoiceId === undefined) errors.push({ field: 'invoice_id', message: 'must be a UUID' })
   }
-  let status: DeliveryStatus | undefined
-  if (query.status !== undefined) {
-    if ((DELIVERY_STATUSES as readonly string[]).includes(query.status)) status = query.status as DeliveryStatus
-    else errors.push({ field: 'status', message: `must be one of ${DELIVERY_STATUSES.join(', ')}` })
-  }
+  const status = parseOneOf<DeliveryStatus>('status', query.status, DELIVERY_STATUSES, errors)
   const limit = parseLimit(query.limit, errors)
   const after = parseCursor(query.cursor, errors)
   if (errors.length > 0) throw validationFailed(errors)

@@ -2,7 +2,7 @@ import { validationFailed, type FieldError } from '../domain/errors.js'
 import { STATUSES, type Invoice, type Status } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
-import { pageOf, parseCursor, parseLimit } from './pagination.js'
+import { pageOf, parseCursor, parseLimit, parseOneOf } from './pagination.js'
 
 export interface ListInvoicesQuery {
   readonly status?: string | undefined
@@ -19,11 +19,7 @@ export async function listInvoices(
   query: ListInvoicesQuery,
 ): Promise<{ invoices: Invoice[]; nextCursor: string | null }> {
   const errors: FieldError[] = []
-  let status: Status | undefined
-  if (query.status !== undefined) {
-    if ((STATUSES as readonly string[]).includes(query.status)) status = query.status as Status
-    else errors.push({ field: 'status', message: `must be one of ${STATUSES.join(', ')}` })
-  }
+  const status = parseOneOf<Status>('status', query.status, STATUSES, errors)
   const createdFrom = parseTime('created_from', query.createdFrom, errors)
   const createdTo = parseTime('created_to', query.createdTo, errors)
   const limit = parseLimit(query.limit, errors)

@@ -1,5 +1,5 @@
-import { AppError, validationFailed } from '../domain/errors.js'
-import { parseUuid, type ApiKeyId, type MerchantId } from '../domain/ids.js'
+import { AppError } from '../domain/errors.js'
+import type { ApiKeyId, MerchantId } from '../domain/ids.js'
 import type { ApiKeyRecord } from '../domain/merchant.js'
 import type { Tx } from '../ports/store.js'
 import type { AppDeps } from './deps.js'
@@ -26,12 +26,6 @@ export async function insertKey(tx: Tx, deps: MerchantDeps, merchantId: Merchant
   }
   await tx.apiKeys.insert(key)
   return { key, apiKey }
-}
-
-export function requireUuid(field: string, text: string): string {
-  const id = parseUuid(text)
-  if (id === undefined) throw validationFailed([{ field, message: 'must be a UUID' }])
-  return id
 }
 
 export function merchantNotFound(id: string): AppError {

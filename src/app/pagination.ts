@@ -13,6 +13,14 @@ export function parseLimit(text: string | undefined, errors: FieldError[]): numb
   return DEFAULT_PAGE
 }
 
+/** A listing's filter that takes one of `allowed` (a status), or a field error naming them; absent: undefined. */
+export function parseOneOf<T extends string>(field: string, text: string | undefined, allowed: readonly T[], errors: FieldError[]): T | undefined {
+  if (text === undefined) return undefined
+  if ((allowed as readonly string[]).includes(text)) return text as T
+  errors.push({ field, message: `must be one of ${allowed.join(', ')}` })
+  return undefined
+}
+
 /** The position a `cursor` of ours names, or a field error for anything this service did not issue. */
 export function parseCursor(text: string | undefined, errors: FieldError[]): Cursor | undefined {
   if (text === undefined) return undefined

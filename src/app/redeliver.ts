@@ -1,6 +1,7 @@
 import type { DeliveryWithAttempts } from '../domain/delivery.js'
-import { AppError, validationFailed } from '../domain/errors.js'
-import { parseUuid, type DeliveryId } from '../domain/ids.js'
+import { AppError } from '../domain/errors.js'
+import type { DeliveryId } from '../domain/ids.js'
+import { requireUuid } from './require-id.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
 
@@ -11,8 +12,7 @@ import type { AppDeps } from './deps.js'
  * delivery is 404, like a missing one.
  */
 export async function redeliver(deps: Pick<AppDeps, 'store' | 'clock' | 'eventSignal'>, merchant: Merchant, idText: string): Promise<DeliveryWithAttempts> {
-  const id = parseUuid(idText) as DeliveryId | undefined
-  if (id === undefined) throw validationFailed([{ field: 'delivery_id', message: 'must be a UUID' }])
+  const id = requireUuid('delivery_id', idText) as DeliveryId
   const now = deps.clock.now()
   const delivery = await deps.store.transaction(async (tx) => {
     const found = await tx.deliveries.findById(id)

@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.js'
 import type { ApiKeyId } from '../domain/ids.js'
 import type { AppDeps } from './deps.js'
-import { requireUuid } from './merchant-records.js'
+import { requireUuid } from './require-id.js'
 
 export async function revokeApiKey(deps: Pick<AppDeps, 'store' | 'clock'>, keyIdText: string): Promise<void> {
   const keyId = requireUuid('key_id', keyIdText) as ApiKeyId

@@ -1,6 +1,7 @@
 import type { MerchantId } from '../domain/ids.js'
 import type { AppDeps } from './deps.js'
-import { merchantNotFound, requireUuid } from './merchant-records.js'
+import { merchantNotFound } from './merchant-records.js'
+import { requireUuid } from './require-id.js'
 
 /**
  * `webhook-secret rotate`: a new secret signs from now on; the previous ones keep signing alongside it for

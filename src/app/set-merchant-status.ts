@@ -1,7 +1,8 @@
 import type { MerchantId } from '../domain/ids.js'
 import type { Merchant, MerchantStatus } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
-import { merchantNotFound, requireUuid } from './merchant-records.js'
+import { merchantNotFound } from './merchant-records.js'
+import { requireUuid } from './require-id.js'
 
 /** `merchant disable|enable`: a disabled merchant's keys answer 403 merchant_disabled. */
 export async function setMerchantStatus(deps: Pick<AppDeps, 'store'>, id: string, status: MerchantStatus): Promise<Merchant> {

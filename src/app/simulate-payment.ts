@@ -1,6 +1,6 @@
 import type { Invoice } from '../domain/invoice.js'
 import { transitionById, type TransitionDeps } from './apply-transition.js'
-import { requireInvoiceId } from './invoice-id.js'
+import { requireInvoiceId } from './require-id.js'
 
 export const SIMULATED_OUTCOMES = ['paid', 'hold', 'failed'] as const
 export type SimulatedOutcome = (typeof SIMULATED_OUTCOMES)[number]

@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import { registerDocs } from './plugins/docs.js'
+import { requireApiKey } from './plugins/auth.js'
 import { registerMetrics } from './plugins/metrics.js'
 import type { HttpDeps, HttpOptions } from './deps.js'
 import { frameworkErrors, registerProblemJson } from './plugins/problem-json.js'
@@ -55,8 +56,12 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   await registerDocs(app, opts.publicUrl)
   const metrics = registerMetrics(app, { defaultMetrics: opts.defaultMetrics, extra: opts.metricsRegistries ?? [] })
   const full: HttpDeps = { ...deps, metrics }
-  invoiceRoutes(app, full)
-  webhookRoutes(app, full)
+  // The merchant routes, in one scope whose every request authenticates its API key first (API.md B1, B8).
+  await app.register(async (merchantScope) => {
+    merchantScope.addHook('onRequest', requireApiKey(full.authenticate, full.rateLimiter))
+    invoiceRoutes(merchantScope, full)
+    webhookRoutes(merchantScope, full)
+  })
   publicRoutes(app, full)
   await payRoutes(app, full)
   return app

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { HttpDeps } from '../deps.js'
 import { createResponseToWire, invoiceToWire } from '../dto.js'
-import { requireApiKey } from '../plugins/auth.js'
 import { AUTH_ERRORS, InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
 import {
   CreateInvoiceBody,
@@ -17,12 +16,10 @@ import { Type } from '@sinclair/typebox'
 /** The seed's two endpoints and the invoice read extensions (API.md B2–B4, C). */
 export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
-  const onRequest = requireApiKey(deps.authenticate, deps.rateLimiter)
 
   r.post(
     '/api/v1/invoices',
     {
-      onRequest,
       schema: {
         operationId: 'createInvoice',
         summary: 'Create an invoice for an order',
@@ -61,7 +58,6 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
   r.get(
     '/api/invoice/getInfo',
     {
-      onRequest,
       schema: {
         operationId: 'getInvoiceInfo',
         summary: 'Read an invoice by invoice_id or by order_id',
@@ -85,7 +81,6 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
   r.get(
     '/api/v1/invoices/:invoice_id',
     {
-      onRequest,
       schema: {
         operationId: 'getInvoice',
         summary: 'Read one of your invoices by id',
@@ -101,7 +96,6 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
   r.get(
     '/api/v1/invoices',
     {
-      onRequest,
       schema: {
         operationId: 'listInvoices',
         summary: 'List your invoices, newest first',
@@ -130,7 +124,6 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
     r.post(
       `/api/v1/invoices/:invoice_id/${action}`,
       {
-        onRequest,
         schema: {
           operationId: `${action}Invoice`,
           summary: action === 'capture' ? 'Capture a hold: hold → paid' : 'Cancel an invoice: pending or hold → failed',

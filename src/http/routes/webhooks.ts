@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { HttpDeps } from '../deps.js'
 import { deliveryToWire } from '../dto.js'
-import { requireApiKey } from '../plugins/auth.js'
 import { AUTH_ERRORS, SECURITY, problems } from '../schemas/common.js'
 import {
   DeliveryIdParams,
@@ -17,12 +16,10 @@ import {
 /** The merchant's webhook endpoints (API.md C): the delivery log, redelivery, and a test event. */
 export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
-  const onRequest = requireApiKey(deps.authenticate, deps.rateLimiter)
 
   r.get(
     '/api/v1/webhooks/deliveries',
     {
-      onRequest,
       schema: {
         operationId: 'listWebhookDeliveries',
         summary: 'The webhook delivery log, newest first',
@@ -50,7 +47,6 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
   r.post(
     '/api/v1/webhooks/deliveries/:delivery_id/retry',
     {
-      onRequest,
       schema: {
         operationId: 'retryWebhookDelivery',
         summary: 'Redeliver a webhook now, with the same webhook-id',
@@ -76,7 +72,6 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
   r.post(
     '/api/v1/webhooks/test',
     {
-      onRequest,
       schema: {
         operationId: 'sendTestWebhook',
         summary: 'Send a webhook.test event to a URL now',
