@@ -132,28 +132,23 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     return result.numUpdatedRows > 0n
   }
 
-  async listExpiredPending(now: Date, limit: number): Promise<Invoice[]> {
-    const rows = await this.#guard(
-      this.#db
-        .selectFrom('invoices')
-        .select(INVOICE_COLUMNS)
-        .where('status', '=', 'pending')
-        .where('expires_at', '<=', now.getTime())
-        .orderBy('expires_at', 'asc')
-        .limit(limit)
-        .execute(),
-    )
-    return rows.map(rowToInvoice)
+  listExpiredPending(now: Date, limit: number): Promise<Invoice[]> {
+    return this.#oldestIn('pending', 'expires_at', now, limit)
   }
 
-  async listStaleHolds(heldBefore: Date, limit: number): Promise<Invoice[]> {
+  listStaleHolds(heldBefore: Date, limit: number): Promise<Invoice[]> {
+    return this.#oldestIn('hold', 'held_at', heldBefore, limit)
+  }
+
+  /** The sweeper's work: invoices in `status` whose `column` time is at or before `until`, oldest first. */
+  async #oldestIn(status: Status, column: 'expires_at' | 'held_at', until: Date, limit: number): Promise<Invoice[]> {
     const rows = await this.#guard(
       this.#db
         .selectFrom('invoices')
         .select(INVOICE_COLUMNS)
-        .where('status', '=', 'hold')
-        .where('held_at', '<=', heldBefore.getTime())
-        .orderBy('held_at', 'asc')
+        .where('status', '=', status)
+        .where(column, '<=', until.getTime())
+        .orderBy(column, 'asc')
         .limit(limit)
         .execute(),
     )
