@@ -165,7 +165,7 @@ export interface Store {
   readonly deliveries: DeliveryReader
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
-  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  /** Resolves when the database answers a trivial query and can take writes now (readiness); rejects otherwise. */
   ping(): Promise<void>
   close(): Promise<void>
 }
