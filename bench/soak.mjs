@@ -333,6 +333,14 @@ const rssValues = afterWarmup.map((s) => s.rss_mb)
 const rssMin = Math.min(...rssValues)
 const rssMax = Math.max(...rssValues)
 const rssWithin = baseline !== undefined && rssMin >= baseline * 0.8 && rssMax <= baseline * 1.2
+// The trend, apart from the garbage collector's sawtooth: the median of each minute after the warm-up.
+const minuteMedians = []
+for (let from = WARMUP; from < SECONDS; from += 60) {
+  const m = median(afterWarmup.filter((x) => x.t >= from && x.t < from + 60).map((x) => x.rss_mb))
+  if (m !== undefined) minuteMedians.push({ from_s: from, rss_mb: m })
+}
+const lastMinute = minuteMedians[minuteMedians.length - 1]?.rss_mb
+const trendPct = baseline === undefined || lastMinute === undefined ? null : Math.round(((lastMinute - baseline) / baseline) * 1000) / 10
 
 const all = Object.values(stats).flatMap((s) => s.latencies).sort((a, b) => a - b)
 const latency = (arr) => {
@@ -374,6 +382,9 @@ const result = {
     after_warmup_max_mb: rssMax,
     final_mb: finalRss === undefined ? null : Math.round(finalRss / 1048576 * 10) / 10,
     within_20_percent: rssWithin,
+    minute_medians: minuteMedians,
+    last_minute_median_mb: lastMinute ?? null,
+    trend_percent: trendPct,
     samples: rss,
   },
   service_exit: serviceExit,
@@ -398,7 +409,7 @@ for (const [op, s] of Object.entries(r.by_op)) console.log(`  ${op.padEnd(8)} ${
 console.log(`  all      p50 ${r.latency_from_due_time.p50_ms} ms  p90 ${r.latency_from_due_time.p90_ms} ms  p99 ${r.latency_from_due_time.p99_ms} ms  p99.9 ${r.latency_from_due_time.p999_ms} ms  (from the time each request was due)`)
 const w = result.webhooks
 console.log(`webhooks: ${w.delivered_paid} of ${w.expected_paid} invoice.paid delivered (lost ${w.lost}, duplicates ${w.duplicates}, bad signatures ${w.bad_signatures}); payment → receipt p50 ${w.payment_to_receipt.p50_ms} ms, p99 ${w.payment_to_receipt.p99_ms} ms`)
-console.log(`rss: baseline ${baseline} MB after ${WARMUP} s; then ${rssMin}–${rssMax} MB (${rssWithin ? 'within' : 'OUTSIDE'} ±20 %); final ${result.rss.final_mb} MB`)
+console.log(`rss: baseline ${baseline} MB after ${WARMUP} s; then ${rssMin}–${rssMax} MB (every sample ${rssWithin ? 'within' : 'NOT within'} ±20 %); last minute's median ${lastMinute} MB (${trendPct} % from the baseline); final ${result.rss.final_mb} MB`)
 for (const e of errorSamples) console.log(`  error: ${e}`)
 console.log(`machine: other processes used ${result.machine_load.other_cpu_pct_mean} % of a core on average (max ${result.machine_load.other_cpu_pct_max} %)`)
 if (!result.kept_up) console.log(`did not keep up: p99 ${result.requests.latency_from_due_time.p99_ms} ms from the due time (limit ${MAX_P99_MS} ms)`)
