@@ -31,6 +31,7 @@ import { startSweeper, type Sweeper } from './worker/sweeper.js'
 import { dispatchCycle, sendClaimed, webhookQueueStats } from './app/dispatch-webhooks.js'
 import { listDeliveries } from './app/list-deliveries.js'
 import { redeliver } from './app/redeliver.js'
+import { releaseOrphanedClaims } from './app/release-orphaned-claims.js'
 import { sendTestWebhook } from './app/send-test-webhook.js'
 import { startWebhookDispatcher } from './worker/webhook-dispatcher.js'
 import { createMerchant } from './app/create-merchant.js'
@@ -225,6 +226,11 @@ export async function serve(config: Config): Promise<void> {
   if (!config.isProduction) {
     const demo = await ensureDemoMerchant(rt.deps)
     if (demo !== undefined) printDemo(config, demo.merchant.id, demo.apiKey, demo.webhookSecret)
+  }
+  if (config.database.kind === 'sqlite') {
+    // One process per SQLite database: claims found now are a dead process's; send them again at once.
+    const released = await releaseOrphanedClaims(rt.deps)
+    if (released > 0) rt.logger.warn({ deliveries: released }, 'webhook claims left by a previous process released; those attempts are sent again')
   }
   await app.listen({ port: config.port, host: config.host })
   const workers = startWorkers(rt)

@@ -139,6 +139,12 @@ export interface DeliveryRepo extends DeliveryReader {
   settle(claim: ClaimedDelivery, progress: DeliveryProgress): Promise<boolean>
   /** Gives the claim back without an attempt (shutdown): the delivery is due again at once. */
   release(claim: ClaimedDelivery): Promise<boolean>
+  /**
+   * Gives back every claim, whoever holds it, and returns how many: only for a start where no other dispatcher
+   * can be alive (SQLite, one process per database), so the claims left by a crashed process are due at once
+   * instead of when their leases run out. An attempt that was under way when the process died is sent again.
+   */
+  releaseAll(): Promise<number>
   /** Redelivery (API.md C): pending again, due at `now`, a new run of the schedule; the lease is dropped. */
   requeue(id: DeliveryId, now: Date): Promise<boolean>
 }
@@ -165,7 +171,7 @@ export interface Store {
   readonly deliveries: DeliveryReader
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
-  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  /** Resolves when the database answers a trivial query and can take writes now (readiness); rejects otherwise. */
   ping(): Promise<void>
   close(): Promise<void>
 }

@@ -169,6 +169,23 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       expect(await claim(store, at(MINUTE))).toEqual([expect.objectContaining({ id: d.id, attemptCount: 0 })])
     })
 
+    it('when every claim is released (a start after a crash), then the claimed deliveries are due again at once and the count says how many', async () => {
+      const store = ctx.store()
+      const m = await givenMerchant(store)
+      await drain(store)
+      const a = await givenDelivery(store, await givenInvoice(store, m.id))
+      const b = await givenDelivery(store, await givenInvoice(store, m.id))
+      const claimed = await claim(store, at(MINUTE))
+      expect(ids(claimed).sort()).toEqual([a.id, b.id].sort())
+      expect(await claim(store, at(MINUTE))).toEqual([]) // leased: not due before the lease runs out
+      expect(await store.transaction((tx) => tx.deliveries.releaseAll())).toBe(2)
+      expect(ids(await claim(store, at(MINUTE))).sort()).toEqual([a.id, b.id].sort())
+      const again = await store.transaction((tx) => tx.deliveries.releaseAll())
+      expect(again).toBe(2)
+      for (const c of await claim(store, at(MINUTE))) await settle(store, c, 'succeeded')
+      expect(await store.transaction((tx) => tx.deliveries.releaseAll())).toBe(0) // settled ones hold no claim
+    })
+
     it('when dispatchers claim concurrently, then no delivery is claimed twice', async () => {
       const store = ctx.store()
       const m = await givenMerchant(store)

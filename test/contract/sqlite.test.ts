@@ -75,6 +75,38 @@ describe('SQLite store', () => {
     await store.close()
   })
 
+  it('when another process holds the write lock, then the wait for it leaves the event loop free, ping rejects though reads work, and after the first full wait writes fail at once until the lock is back', async () => {
+    const path = freshFile()
+    const store = await openSqliteStore({ path, synchronous: 'full', busyTimeoutMs: 400 })
+    await store.migrate()
+    const m = merchantFixture()
+    await store.transaction((tx) => tx.merchants.insert(m))
+    await store.ping()
+    const other = new BetterSqlite3(path)
+    other.exec('begin exclusive')
+    try {
+      let ticks = 0
+      const ticker = setInterval(() => (ticks += 1), 10)
+      const started = performance.now()
+      const first = await store.transaction((tx) => tx.invoices.insert(invoiceFixture(m.id))).catch((e: unknown) => e)
+      clearInterval(ticker)
+      expect(first).toBeInstanceOf(StoreUnavailableError)
+      expect(performance.now() - started).toBeGreaterThanOrEqual(350) // it did wait for the lock…
+      expect(ticks).toBeGreaterThan(10) // …on timers: a busy_timeout inside SQLite would have frozen the ticker
+      const again = performance.now()
+      await expect(store.transaction((tx) => tx.invoices.insert(invoiceFixture(m.id)))).rejects.toBeInstanceOf(StoreUnavailableError)
+      expect(performance.now() - again).toBeLessThan(100) // the lock is known lost: no second full wait
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError)
+      expect(await store.merchants.findById(m.id)).toEqual(m)
+    } finally {
+      other.exec('rollback')
+      other.close()
+    }
+    await store.ping()
+    expect(await store.transaction((tx) => tx.invoices.insert(invoiceFixture(m.id)))).toBe('inserted')
+    await store.close()
+  })
+
   it('when the file cannot be opened as a database, then openSqliteStore rejects with StoreUnavailableError', async () => {
     const path = join(dir, randomUUID())
     const asDirectory = await openSqliteStore({ path: join(path, 'x.db'), synchronous: 'full' })

@@ -4,60 +4,19 @@
  * request the server answered was answered 2xx (no 503 for in-flight or keep-alive requests); requests that
  * found the port closed are not counted; every invoice answered 201 is there after a restart on the same file.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { startServer as startProcess, type ServerProcess } from '../helpers/server-process.js'
 
-const ROOT = join(import.meta.dirname, '..', '..')
-const BIN = join(ROOT, 'bin', 'invoice-service.js')
 const dir = mkdtempSync(join(tmpdir(), 'invoice-sigterm-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
-
-interface Server {
-  readonly base: string
-  readonly child: ChildProcessWithoutNullStreams
-  readonly exited: Promise<{ code: number | null; at: number }>
-  output: string
-}
-
-async function startServer(db: string): Promise<Server> {
-  const port = await freePort()
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env['PATH'] ?? '', PORT: String(port), DATABASE_URL: `sqlite:${db}`, LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000' },
-  })
-  const server: Server = {
-    base: `http://127.0.0.1:${port}`,
-    child,
-    exited: new Promise((resolve) => child.on('exit', (code) => resolve({ code, at: Date.now() }))),
-    output: '',
-  }
-  child.stdout.on('data', (d: Buffer) => (server.output += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (server.output += d.toString()))
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    try {
-      if ((await fetch(`${server.base}/readyz`)).status === 200) return server
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not get ready:\n${server.output}`)
-    await sleep(50)
-  }
-}
+const startServer = (db: string): Promise<ServerProcess> =>
+  startProcess({ DATABASE_URL: `sqlite:${db}`, LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000' })
 
 /** The error code behind a failed fetch (undici wraps it in `cause`). */
 function errorCode(err: unknown): string {

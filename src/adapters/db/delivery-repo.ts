@@ -182,6 +182,13 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
     return result.numUpdatedRows > 0n
   }
 
+  async releaseAll(): Promise<number> {
+    const result = await this.#guard(
+      this.#db.updateTable('deliveries').set({ lease_until: null }).where('lease_until', 'is not', null).executeTakeFirst(),
+    )
+    return Number(result.numUpdatedRows)
+  }
+
   async requeue(id: DeliveryId, now: Date): Promise<boolean> {
     const result = await this.#guard(
       this.#db

@@ -18,6 +18,8 @@ export interface KyselyStoreOptions {
   readonly isUnavailable: (err: unknown) => boolean
   /** The schema of Kysely's own migration tables, asked for at each migrate(); undefined: Kysely's default. */
   readonly migrationTableSchema?: (db: Kysely<Database>) => Promise<string>
+  /** A further readiness check after `select 1` (SQLite: can the write lock be taken?); rejects when not ready. */
+  readonly probe?: () => Promise<void>
 }
 
 function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: QueryCache): Tx {
@@ -60,6 +62,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
 
     async ping() {
       await guard(sql`select 1`.execute(db))
+      if (opts.probe !== undefined) await guard(opts.probe())
     },
 
     async close() {

@@ -11,8 +11,12 @@
  * Reads outside transactions go to a second, read-only connection when the database is a file: in WAL mode it
  * sees only committed data, so nobody reads a write that has not been made durable yet, and reads never wait
  * behind a batch. (`:memory:` cannot be shared between connections; there, reads use the writer.)
+ *
+ * Both connections run with busy_timeout = 0: a lock held by another process is waited for on timers
+ * (sqlite-lock-wait.ts), never inside a synchronous call that would freeze the event loop.
  */
 import type BetterSqlite3 from 'better-sqlite3'
+import { LockWait, Mutex } from './sqlite-lock-wait.js'
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -30,14 +34,33 @@ import {
 
 const STATEMENT_CACHE_SIZE = 256
 
+export interface LockWaitOptions {
+  /** How long a statement waits for a lock another process holds before it fails with SQLITE_BUSY. */
+  readonly busyTimeoutMs: number
+}
+
 export class BetterSqliteDialect implements Dialect {
+  #driver: GroupCommitDriver | undefined
+
   constructor(
     private readonly writer: BetterSqlite3.Database,
     private readonly reader: BetterSqlite3.Database | undefined,
+    private readonly opts: LockWaitOptions,
   ) {}
 
   createDriver(): Driver {
-    return new GroupCommitDriver(this.writer, this.reader)
+    this.#driver = new GroupCommitDriver(this.writer, this.reader, this.opts)
+    return this.#driver
+  }
+
+  /**
+   * Readiness of the write path: resolves when the write lock can be taken now (waiting at most `maxWaitMs`), or
+   * is held by this process's own open batch; rejects with SQLite's error otherwise. A read-only `select 1`
+   * cannot tell: in WAL mode reads go on while another process holds the write lock and every write fails.
+   */
+  probeWrite(maxWaitMs: number): Promise<void> {
+    if (this.#driver === undefined) return Promise.reject(new Error('The database connection is not open'))
+    return this.#driver.probeWrite(maxWaitMs)
   }
   createQueryCompiler(): QueryCompiler {
     return new SqliteQueryCompiler()
@@ -115,10 +138,18 @@ class GroupCommitDriver implements Driver {
   /** Transactions released into the open batch, waiting for its COMMIT. */
   #waiting: Waiter[] = []
   #flushScheduled = false
+  /** Waits for the write lock (BEGIN IMMEDIATE, writes outside transactions); remembers when it was lost. */
+  readonly #writeLock: LockWait
+  /** Waits of reads on the reader connection (only another process in exclusive locking mode blocks them). */
+  readonly #readLock: LockWait
+  /** Set while a transaction holds the turn waiting for the write lock (readiness: another process has it). */
+  #lockWaitSince: number | undefined
 
-  constructor(writer: BetterSqlite3.Database, reader: BetterSqlite3.Database | undefined) {
+  constructor(writer: BetterSqlite3.Database, reader: BetterSqlite3.Database | undefined, opts: LockWaitOptions) {
     this.#writer = new StatementCache(writer)
     this.#reader = reader && new StatementCache(reader)
+    this.#writeLock = new LockWait(opts.busyTimeoutMs)
+    this.#readLock = new LockWait(opts.busyTimeoutMs)
   }
 
   async init(): Promise<void> {}
@@ -132,7 +163,13 @@ class GroupCommitDriver implements Driver {
     await this.#mutex.lock()
     try {
       if (!this.#writer.db.inTransaction) {
-        this.#writer.run(CompiledQuery.raw('begin immediate'))
+        // holding the turn while waiting: the transactions queued behind this one would wait for the same lock
+        this.#lockWaitSince = performance.now()
+        try {
+          await this.#writeLock.run(() => this.#writer.run(CompiledQuery.raw('begin immediate')))
+        } finally {
+          this.#lockWaitSince = undefined
+        }
         this.#scheduleFlush()
       }
       this.#writer.run(CompiledQuery.raw('savepoint request'))
@@ -190,12 +227,34 @@ class GroupCommitDriver implements Driver {
   /** A query outside any transaction. */
   async query<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     // `readonly`, not `reader`: better-sqlite3 calls some schema changes (ALTER TABLE … ADD COLUMN) readers.
-    if (this.#reader !== undefined && this.#writer.prepare(compiled.sql).stmt.readonly) return this.#reader.run<R>(compiled)
+    const reader = this.#reader
+    if (reader !== undefined && this.#writer.prepare(compiled.sql).stmt.readonly) return this.#readLock.run(() => reader.run<R>(compiled))
     // A write (migrations) or a read of an in-memory database: wait for the turn; a write lands after the batch.
     await this.#mutex.lock()
     try {
-      if (!this.#writer.prepare(compiled.sql).stmt.readonly) this.#commitBatch()
-      return this.#writer.run<R>(compiled)
+      if (this.#writer.prepare(compiled.sql).stmt.readonly) return this.#writer.run<R>(compiled)
+      this.#commitBatch()
+      // an autocommit statement that failed with SQLITE_BUSY did nothing: trying it again is safe
+      return await this.#writeLock.run(() => this.#writer.run<R>(compiled))
+    } finally {
+      this.#mutex.unlock()
+    }
+  }
+
+  async probeWrite(maxWaitMs: number): Promise<void> {
+    const started = performance.now()
+    if (!(await this.#mutex.lockWithin(maxWaitMs))) {
+      // The turn stayed taken. By a transaction waiting for the lock: not ready. By our own busy writes: ready.
+      if (this.#lockWaitSince !== undefined) {
+        throw Object.assign(new Error('database is locked: writes have been waiting for the lock'), { code: 'SQLITE_BUSY' })
+      }
+      return
+    }
+    try {
+      const left = Math.max(0, maxWaitMs - (performance.now() - started))
+      if (this.#writer.db.inTransaction) return // our own batch holds the write lock: writes are going through
+      await this.#writeLock.run(() => this.#writer.run(CompiledQuery.raw('begin immediate')), left)
+      this.#writer.run(CompiledQuery.raw('rollback'))
     } finally {
       this.#mutex.unlock()
     }
@@ -271,25 +330,5 @@ class Handle implements DatabaseConnection {
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     for (const row of this.driver.streamFrom(compiled)) yield { rows: [row as R] }
-  }
-}
-
-/** A FIFO lock: the releaser hands the lock straight to the next waiter (no thundering herd under load). */
-class Mutex {
-  #locked = false
-  readonly #waiters: Array<() => void> = []
-
-  lock(): Promise<void> {
-    if (!this.#locked) {
-      this.#locked = true
-      return Promise.resolve()
-    }
-    return new Promise((resolve) => this.#waiters.push(resolve))
-  }
-
-  unlock(): void {
-    const next = this.#waiters.shift()
-    if (next === undefined) this.#locked = false
-    else next()
   }
 }

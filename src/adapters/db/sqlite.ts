@@ -23,6 +23,9 @@ export interface SqliteStoreOptions {
   readonly busyTimeoutMs?: number
 }
 
+/** A readiness probe waits at most this long for the write lock (probes have short timeouts of their own). */
+const PROBE_MAX_WAIT_MS = 1000
+
 // Result codes (primary and extended, e.g. SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED) of a database that
 // cannot be opened, written or locked right now: the request may succeed later, so 503 rather than 500.
 const UNAVAILABLE_CODES = ['SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL']
@@ -55,6 +58,9 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     if (!inMemory) raw.pragma('journal_mode = WAL')
     raw.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
     raw.pragma('foreign_keys = ON')
+    // From here on, lock waits happen on timers in the driver (sqlite-lock-wait.ts), not inside SQLite's calls,
+    // which would block the event loop. Opening above may still wait: nothing is served before it is done.
+    raw.pragma('busy_timeout = 0')
   } catch (err) {
     raw?.close()
     throw translateUnavailable(err, isSqliteUnavailable)
@@ -65,13 +71,19 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
   if (!inMemory) {
     try {
       reader = new BetterSqlite3(opts.path, { readonly: true, timeout: busyTimeoutMs })
-      reader.pragma(`busy_timeout = ${busyTimeoutMs}`)
+      reader.pragma('busy_timeout = 0') // as the writer's: waits happen in the driver
     } catch (err) {
       raw.close()
       throw translateUnavailable(err, isSqliteUnavailable)
     }
   }
 
-  const db = new Kysely<Database>({ dialect: new BetterSqliteDialect(raw, reader) })
-  return createKyselyStore(db, { dialect: 'sqlite', isUnavailable: isSqliteUnavailable })
+  const dialect = new BetterSqliteDialect(raw, reader, { busyTimeoutMs })
+  const db = new Kysely<Database>({ dialect })
+  return createKyselyStore(db, {
+    dialect: 'sqlite',
+    isUnavailable: isSqliteUnavailable,
+    // readiness includes the write path: another process holding the write lock leaves reads working
+    probe: () => dialect.probeWrite(Math.min(busyTimeoutMs, PROBE_MAX_WAIT_MS)),
+  })
 }

@@ -5,6 +5,14 @@ import type { FastifyInstance } from 'fastify'
 // A client's id is echoed only when it is a short token: anything else could forge log lines or headers.
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+// Credentials a client put in the URL by mistake (`?api_key=mk_…`): the access log keeps the URL but not them.
+const CREDENTIAL_IN_URL = /(mk_|whsec_)[A-Za-z0-9_%+/=-]+/g
+
+/** The request URL as the access log writes it: API keys and webhook secrets in it replaced by `[redacted]`. */
+export function loggableUrl(url: string): string {
+  return url.replace(CREDENTIAL_IN_URL, '$1[redacted]')
+}
+
 /** Fastify's `genReqId`: the client's `x-request-id` when it is a safe token, else a new UUID. */
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id']
@@ -39,7 +47,7 @@ export function registerRequestId(app: FastifyInstance): void {
   })
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      { method: request.method, url: loggableUrl(request.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
       'request completed',
     )
     done()
