@@ -204,11 +204,23 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     ['SERVICE_LIMITS', 'card=100..1'],
     ['SERVICE_LIMITS', 'crypto=1..100'],
     ['SERVICE_LIMITS', 'card'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['REDIS_URL', 'cache:6379'],
   ])('when %s=%s, then a ConfigError names %s', (name, value) => {
     const err = configError({ [name]: value })
     expect(namedVariables(err)).toEqual([name])
     expect(err.message).toContain(`${name}:`)
     expect(err.name).toBe('ConfigError')
+  })
+
+  it('when REDIS_URL is bad, then the message never repeats it (it may hold a password)', () => {
+    expect(configError({ REDIS_URL: 'redis//:s3cret@cache' }).message).not.toContain('s3cret')
+    expect(configError({ REDIS_URL: 'http://:s3cret@cache' }).message).not.toContain('s3cret')
+  })
+
+  it('when REDIS_URL is a redis:// or rediss:// URL, then it is kept', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://:pw@127.0.0.1:6379/2' }).redisUrl).toBe('redis://:pw@127.0.0.1:6379/2')
+    expect(loadConfig({ REDIS_URL: 'rediss://cache.internal:6380' }).redisUrl).toBe('rediss://cache.internal:6380')
   })
 
   it('when CURRENCIES names an unknown code, then the message quotes it', () => {

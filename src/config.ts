@@ -170,7 +170,7 @@ export function loadConfig(env: Env, isCurrency: (code: string) => boolean = () 
     keyCacheTtl: int('KEY_CACHE_TTL', 2, 0, 60),
     sandbox: bool('SANDBOX', true),
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', 'full', ['full', 'normal'] as const),
-    redisUrl: raw('REDIS_URL'),
+    redisUrl: redisUrl(raw('REDIS_URL'), bad),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze(config)
@@ -235,4 +235,18 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value)
   }
   return value
+}
+
+/** `REDIS_URL=redis://[user:password@]host:port[/db]` (or rediss:// for TLS); undefined: limits per instance. */
+function redisUrl(text: string | undefined, bad: (name: string, why: string) => void): string | undefined {
+  if (text === undefined) return undefined
+  try {
+    const u = new URL(text)
+    if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') bad('REDIS_URL', 'must start with redis:// or rediss://')
+    else if (u.hostname === '') bad('REDIS_URL', 'must name a host, e.g. redis://127.0.0.1:6379')
+  } catch {
+    // never echo the value: it may hold a password
+    bad('REDIS_URL', 'must be a URL such as redis://127.0.0.1:6379')
+  }
+  return text
 }

@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client'
 import { openPostgresStore } from './adapters/db/postgres.js'
 import { openSqliteStore } from './adapters/db/sqlite.js'
 import { createMemoryRateLimiter } from './adapters/rate-limit/memory-rate-limiter.js'
+import { createRedisRateLimiter } from './adapters/rate-limit/redis-rate-limiter.js'
 import { sandboxProvider } from './adapters/sandbox-provider/sandbox-provider.js'
 import { systemClock } from './adapters/system/clock.js'
 import { nodeSecrets } from './adapters/system/secrets.js'
@@ -46,6 +47,7 @@ import { runCli } from './cli/run-cli.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { ALL_CURRENCY_CODES } from './domain/currencies.js'
 import type { Clock } from './ports/clock.js'
+import type { RateLimiter } from './ports/rate-limiter.js'
 import type { Store } from './ports/store.js'
 import { buildApp } from './http/build-app.js'
 import { qrDataUri, qrPng } from './http/qr.js'
@@ -120,16 +122,12 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
 /** The HTTP app over a runtime; tests call this with `sqlite::memory:` and a fake clock. */
 export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolean } = {}): Promise<FastifyInstance> {
   const { deps } = rt
-  return buildApp(
+  const rateLimiter = await createRateLimiter(rt)
+  const app = await buildApp(
     {
       publicUrl: rt.config.publicUrl,
       authenticate: createApiKeyAuthenticator(deps, rt.config.keyCacheTtl),
-      rateLimiter: createMemoryRateLimiter({
-        rps: rt.config.rateLimitRps,
-        burst: rt.config.rateLimitBurst,
-        authFailLimit: rt.config.authFailLimit,
-        now: () => deps.clock.now().getTime(),
-      }),
+      rateLimiter,
       invoices: {
         create: (merchant, input) => createInvoice(deps, merchant, input),
         getInfo: (merchant, query) => getInvoiceInfo(deps, merchant, query),
@@ -162,6 +160,28 @@ export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolea
       metricsRegistries: [rt.metricsRegistry],
     },
   )
+  app.addHook('onClose', () => rateLimiter.close())
+  return app
+}
+
+/**
+ * Per instance in memory; shared through Redis when REDIS_URL is set, falling back to memory while it is down.
+ * The start waits up to 2 s for Redis, so that a healthy start shares its limits from the first request.
+ */
+async function createRateLimiter(rt: Runtime): Promise<RateLimiter> {
+  const limits = { rps: rt.config.rateLimitRps, burst: rt.config.rateLimitBurst, authFailLimit: rt.config.authFailLimit }
+  const local = createMemoryRateLimiter({ ...limits, now: () => rt.deps.clock.now().getTime() })
+  if (rt.config.redisUrl === undefined) return local
+  const shared = createRedisRateLimiter({
+    url: rt.config.redisUrl,
+    ...limits,
+    fallback: local,
+    registry: rt.metricsRegistry,
+    // the message only: never the connection string, which may hold a password
+    onWarning: (message, err) => rt.logger.warn({ error: err instanceof Error ? err.message : String(err) }, message),
+  })
+  if (!(await shared.connected(2000))) rt.logger.warn('Redis is not reachable yet: rate limits are per instance until it is')
+  return shared
 }
 
 export function cliCommands(rt: Runtime): CliCommands {
