@@ -3,7 +3,7 @@
 // creates, getInfo reads and sandbox payments whose invoice.paid webhooks go to a local receiver that verifies
 // every signature — to find what short benchmarks cannot: errors that come with time, lost webhooks, memory growth.
 //
-//   SOAK_SECONDS=600     load duration              SOAK_RATE=1700      requests per second (open loop, fixed rate)
+//   SOAK_SECONDS=600     load duration              SOAK_RATE=1100      requests per second (open loop, fixed rate)
 //   SOAK_WARMUP=60       seconds before the RSS baseline (default: 10 % of the duration, at most 60)
 //   SOAK_DRAIN=30        seconds after the load for the last webhooks to arrive
 //   SOAK_MIX=25,60,15    per cent of create, getInfo, pay
@@ -38,7 +38,7 @@ const num = (name, dflt) => {
   return n
 }
 const SECONDS = num('SOAK_SECONDS', 600)
-const RATE = num('SOAK_RATE', 1700)
+const RATE = num('SOAK_RATE', 1100)
 const WARMUP = num('SOAK_WARMUP', Math.min(60, Math.max(5, Math.round(SECONDS / 10))))
 const DRAIN = num('SOAK_DRAIN', 30)
 const CONNECTIONS = num('SOAK_CONNECTIONS', 64)
