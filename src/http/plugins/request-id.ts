@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 // A client's id is echoed only when it is a short token: anything else could forge log lines or headers.
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -35,13 +35,20 @@ const API_SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
 } as const
-const SECURITY_HEADER_ENTRIES = Object.entries(API_SECURITY_HEADERS)
+const API_SECURITY_HEADER_NAMES = Object.keys(API_SECURITY_HEADERS)
+
+/** The payment pages' first hook: take the API's security headers off, so that helmet's own set applies. */
+export function apiSecurityHeadersOff(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  for (const name of API_SECURITY_HEADER_NAMES) reply.removeHeader(name)
+  done()
+}
 
 export function registerRequestId(app: FastifyInstance): void {
   // Callback-style hooks: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    // on the raw response, like helmet: on the pages helmet's own values then replace these
-    for (const [name, value] of SECURITY_HEADER_ENTRIES) reply.raw.setHeader(name, value)
+    // Reply headers, not the raw response's: a header set on the raw response makes Node validate every reply
+    // header a second time when the answer is written. The payment pages drop these for helmet's (apiSecurityHeadersOff).
+    reply.headers(API_SECURITY_HEADERS)
     reply.header('x-request-id', request.id)
     done()
   })

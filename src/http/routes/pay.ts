@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import formbody from '@fastify/formbody'
 import helmet from '@fastify/helmet'
+import { apiSecurityHeadersOff } from '../plugins/request-id.js'
 import { Type, type Static } from '@sinclair/typebox'
 import { AppError, validationFailed } from '../../domain/errors.js'
 import { parseUuid, type InvoiceId } from '../../domain/ids.js'
@@ -85,7 +86,9 @@ const isFormPost = (request: FastifyRequest): boolean =>
 export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   // Its own encapsulated scope: form bodies are parsed here only, every other route still answers 415 to a form.
   await app.register(async (scope) => {
-    // helmet only in this scope, the HTML pages and their assets: the JSON API gets a fixed header set instead
+    // helmet only in this scope, the HTML pages and their assets: the JSON API gets a fixed header set instead,
+    // taken off here first (helmet sets the raw response's headers, which the reply's own would override)
+    scope.addHook('onRequest', apiSecurityHeadersOff)
     await scope.register(helmet, { global: true, contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } })
     if (deps.sandbox) await scope.register(formbody)
     const r = scope.withTypeProvider<TypeBoxTypeProvider>()
