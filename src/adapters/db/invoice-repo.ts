@@ -12,12 +12,17 @@ import {
   LIVE_ORDER_PREDICATE,
   eventToRow,
   invoiceToRow,
+  type InvoiceRow,
   rowToEvent,
   rowToInvoice,
   type Database,
 } from './schema.js'
 import type { Guard } from './unavailable.js'
 import { QueryCache } from './query-cache.js'
+
+// The compiled insert binds every column of INVOICE_COLUMNS: this fails to compile if the list misses one.
+const everyInvoiceColumn: [Exclude<keyof InvoiceRow, (typeof INVOICE_COLUMNS)[number]>] extends [never] ? true : never = true
+void everyInvoiceColumn
 
 export class KyselyInvoiceRepo implements InvoiceRepo {
   readonly #db: Kysely<Database>
@@ -92,14 +97,21 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
    * names that index (columns + its predicate), so any other conflict, such as a duplicate id, still throws.
    */
   async insert(inv: Invoice): Promise<'inserted' | 'live_order_exists'> {
+    const row = invoiceToRow(inv)
+    // compiled once (QueryCache): building and compiling this statement's tree cost more than running it
     const result = await this.#guard(
-      this.#db
-        .insertInto('invoices')
-        .values(invoiceToRow(inv))
-        .onConflict((oc) => oc.columns(['merchant_id', 'order_id']).where(LIVE_ORDER_PREDICATE).doNothing())
-        .executeTakeFirst(),
+      this.#cache.run(
+        this.#db,
+        'invoice-insert',
+        (...values: unknown[]) =>
+          this.#db
+            .insertInto('invoices')
+            .values(Object.fromEntries(INVOICE_COLUMNS.map((k, i) => [k, values[i]])) as unknown as InvoiceRow)
+            .onConflict((oc) => oc.columns(['merchant_id', 'order_id']).where(LIVE_ORDER_PREDICATE).doNothing()),
+        INVOICE_COLUMNS.map((k) => row[k]),
+      ),
     )
-    return (result.numInsertedOrUpdatedRows ?? 0n) > 0n ? 'inserted' : 'live_order_exists'
+    return (result.numAffectedRows ?? 0n) > 0n ? 'inserted' : 'live_order_exists'
   }
 
   /** Compare-and-set on status. Writes every column but the invoice's identity (id, merchant, order_id, created_at). */
