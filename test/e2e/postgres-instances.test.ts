@@ -168,4 +168,24 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('three instances over one Postg
     const all = rx.received.map((h) => h.headers['webhook-id'])
     expect(new Set(all).size).toBe(all.length)
   })
+
+  it('when an operator revokes a key, then all three instances refuse it within 5 s', async () => {
+    const cli = async (...args: string[]) => JSON.parse((await promisify(execFile)(process.execPath, [BIN, ...args, '--json'], { env: env() })).stdout) as Record<string, string>
+    const issued = await cli('key', 'create', '--merchant', merchant.merchant_id)
+    const list = (inst: Instance) => fetch(`${inst.base}/api/v1/invoices?limit=1`, { headers: { 'x-api-key': issued['api_key']! } })
+    // every instance has the key in its cache (KEY_CACHE_TTL, 2 s by default)
+    for (const inst of instances) expect((await list(inst)).status).toBe(200)
+    await cli('key', 'revoke', issued['key_id']!)
+    const revokedAt = Date.now()
+    for (const inst of instances) {
+      for (;;) {
+        const res = await list(inst)
+        if (res.status === 401) break
+        expect(res.status).toBe(200)
+        expect(Date.now() - revokedAt).toBeLessThan(5000)
+        await sleep(100)
+      }
+    }
+    expect(Date.now() - revokedAt).toBeLessThan(5000)
+  })
 })
