@@ -18,7 +18,7 @@ import {
   type Database,
 } from './schema.js'
 import type { Guard } from './unavailable.js'
-import { QueryCache } from './query-cache.js'
+import { QueryCache, type DirectRead } from './query-cache.js'
 
 // The compiled insert binds every column of INVOICE_COLUMNS: this fails to compile if the list misses one.
 const everyInvoiceColumn: [Exclude<keyof InvoiceRow, (typeof INVOICE_COLUMNS)[number]>] extends [never] ? true : never = true
@@ -29,15 +29,19 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   readonly #guard: Guard
   readonly #cache: QueryCache
 
-  constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache()) {
+  readonly #direct: DirectRead | undefined
+
+  /** `direct`: only for the repo over the plain database (reads outside transactions), where the adapter has one. */
+  constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache(), direct?: DirectRead) {
     this.#db = db
     this.#guard = guard
     this.#cache = cache
+    this.#direct = direct
   }
 
   async findById(id: InvoiceId): Promise<Invoice | undefined> {
     const { rows } = await this.#guard(
-      this.#cache.run(this.#db, 'invoice-by-id', (i: InvoiceId) => this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('id', '=', i), [id]),
+      this.#cache.run(this.#db, 'invoice-by-id', (i: InvoiceId) => this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('id', '=', i), [id], this.#direct),
     )
     const row = rows[0]
     return row && rowToInvoice(row)
@@ -58,6 +62,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
             .orderBy('id', 'desc')
             .limit(1),
         [merchantId, orderId],
+        this.#direct,
       ),
     )
     const row = rows[0]

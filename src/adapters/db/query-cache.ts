@@ -1,6 +1,12 @@
 import type { CompiledQuery, Compilable, Kysely, QueryResult } from 'kysely'
 import type { Database } from './schema.js'
 
+/**
+ * A read answered synchronously by the adapter (SQLite's read-only connection), skipping Kysely's executor and
+ * its promise chain; undefined when the query must take the ordinary path.
+ */
+export type DirectRead = (query: CompiledQuery) => QueryResult<unknown> | undefined
+
 interface Entry {
   readonly compiled: CompiledQuery
   /** For each parameter of the compiled query: the index of the argument it takes, or -1 for a constant. */
@@ -15,7 +21,13 @@ interface Entry {
 export class QueryCache {
   readonly #entries = new Map<string, Entry>()
 
-  run<R>(db: Kysely<Database>, name: string, build: (...args: never[]) => Compilable<R>, args: readonly unknown[]): Promise<QueryResult<R>> {
+  run<R>(
+    db: Kysely<Database>,
+    name: string,
+    build: (...args: never[]) => Compilable<R>,
+    args: readonly unknown[],
+    direct?: DirectRead,
+  ): Promise<QueryResult<R>> {
     let entry = this.#entries.get(name)
     if (entry === undefined) {
       const sentinels = args.map((_, i) => `\u0000${name}:${i}\u0000`)
@@ -28,6 +40,15 @@ export class QueryCache {
       const slot = slots[k] ?? -1
       return slot >= 0 ? args[slot] : p
     })
-    return db.executeQuery<R>({ ...compiled, parameters })
+    const query = { ...compiled, parameters }
+    if (direct !== undefined) {
+      try {
+        const result = direct(query)
+        if (result !== undefined) return Promise.resolve(result as QueryResult<R>)
+      } catch (err) {
+        return Promise.reject(err)
+      }
+    }
+    return db.executeQuery<R>(query)
   }
 }

@@ -85,5 +85,6 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     isUnavailable: isSqliteUnavailable,
     // readiness includes the write path: another process holding the write lock leaves reads working
     probe: () => dialect.probeWrite(Math.min(busyTimeoutMs, PROBE_MAX_WAIT_MS)),
+    directRead: (query) => dialect.readNow(query),
   })
 }
