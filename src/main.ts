@@ -177,8 +177,11 @@ async function createRateLimiter(rt: Runtime): Promise<RateLimiter> {
     ...limits,
     fallback: local,
     registry: rt.metricsRegistry,
-    // the message only: never the connection string, which may hold a password
-    onWarning: (message, err) => rt.logger.warn({ error: err instanceof Error ? err.message : String(err) }, message),
+    log: {
+      // the message only: never the connection string, which may hold a password
+      warn: (message, err) => rt.logger.warn({ error: err instanceof Error ? err.message : String(err) }, message),
+      info: (message) => rt.logger.info(message),
+    },
   })
   if (!(await shared.connected(2000))) rt.logger.warn('Redis is not reachable yet: rate limits are per instance until it is')
   return shared

@@ -10,15 +10,33 @@ export interface LimitDecision {
 }
 
 /**
+ * What `takeForKey` decided: `by: 'address'` when the client address turned out to be past its failed-authentication
+ * limit (refused, and no token taken), else the key bucket's decision.
+ */
+export type Admission =
+  | { readonly by: 'key'; readonly decision: LimitDecision }
+  | { readonly by: 'address'; readonly decision: LimitDecision }
+
+/**
  * Request limits (API.md B8). In memory per instance by default; shared through Redis when configured, so
  * that several instances enforce one limit.
+ *
+ * A keyed request costs one shared decision: `authBlocked` may answer from what this instance already knows, and
+ * whatever another instance has learnt since is caught by the one call that follows it (`takeForKey` or
+ * `recordAuthFailure`), which then refuses as `authBlocked` would have.
  */
 export interface RateLimiter {
-  /** Takes one token from the API key's bucket. */
-  takeForKey(keyId: string): Promise<LimitDecision>
-  /** Whether a client address is blocked for too many failed authentications this minute (does not count). */
+  /**
+   * Whether a client address is blocked for too many failed authentications this minute (does not count).
+   * Where limits are shared this is what this instance knows, without I/O.
+   */
   authBlocked(address: string): Promise<LimitDecision>
-  /** Counts one failed authentication of a client address. */
-  recordAuthFailure(address: string): Promise<void>
+  /** Takes one token from the API key's bucket for a request from `address`, unless the address is blocked. */
+  takeForKey(keyId: string, address: string): Promise<Admission>
+  /**
+   * Counts one failed authentication of a client address. Not allowed when the address was already past its limit
+   * before this failure (another instance blocked it): the request is then refused as a blocked one.
+   */
+  recordAuthFailure(address: string): Promise<LimitDecision>
   close(): Promise<void>
 }

@@ -1,39 +1,44 @@
 /**
  * The RateLimiter port's contract, held by both adapters: in memory (one instance) and in Redis (shared), the
- * latter against a real redis-server. Then what only the shared one can do: one bucket across instances, keys
- * that expire, and failing open to memory while Redis is down.
+ * latter against the real redis-server at TEST_REDIS_URL. Then what only the shared one does: one bucket across
+ * instances, keys that expire, and failing open to memory while Redis is away or silent.
  */
 import { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createMemoryRateLimiter } from '../../src/adapters/rate-limit/memory-rate-limiter.js'
 import { createRedisRateLimiter, type RedisRateLimiter } from '../../src/adapters/rate-limit/redis-rate-limiter.js'
-import type { RateLimiter } from '../../src/ports/rate-limiter.js'
-import { SKIP_REDIS, startTestRedis, type TestRedis } from '../helpers/redis.js'
+import type { Admission, RateLimiter } from '../../src/ports/rate-limiter.js'
+import { redisBehindProxy, requireTestRedisUrl, SKIP_REDIS, testAddress, testKeyPrefix } from '../helpers/redis.js'
 
 const LIMITS = { rps: 50, burst: 3, authFailLimit: 2 }
 const memory = (): RateLimiter => createMemoryRateLimiter({ ...LIMITS, now: Date.now })
 
-let redis: TestRedis | undefined
-beforeAll(async () => {
-  if (!SKIP_REDIS) redis = await startTestRedis()
-})
-afterAll(async () => redis?.stop())
-
-const warnings: string[] = []
+interface Log {
+  readonly warnings: string[]
+  readonly infos: string[]
+}
+const newLog = (): Log => ({ warnings: [], infos: [] })
+const shared = (opts: { url?: string; registry?: Registry; prefix?: string; log?: Log; commandTimeoutMs?: number } = {}): RedisRateLimiter => {
+  const log = opts.log ?? newLog()
+  return createRedisRateLimiter({
+    url: opts.url ?? requireTestRedisUrl(),
+    ...LIMITS,
+    fallback: memory(),
+    log: { warn: (message) => log.warnings.push(message), info: (message) => log.infos.push(message) },
+    keyPrefix: opts.prefix ?? testKeyPrefix(),
+    ...(opts.registry !== undefined && { registry: opts.registry }),
+    ...(opts.commandTimeoutMs !== undefined && { commandTimeoutMs: opts.commandTimeoutMs }),
+  })
+}
 const connected = async (limiter: RedisRateLimiter): Promise<RedisRateLimiter> => {
   expect(await limiter.connected(5000)).toBe(true)
   return limiter
 }
-const shared = (opts: { registry?: Registry; prefix?: string } = {}): RedisRateLimiter =>
-  createRedisRateLimiter({
-    url: redis!.url,
-    ...LIMITS,
-    fallback: memory(),
-    onWarning: (message) => warnings.push(message),
-    ...(opts.registry !== undefined && { registry: opts.registry }),
-    keyPrefix: opts.prefix ?? `t${Math.random().toString(36).slice(2)}:`,
-  })
+const bucket = (a: Admission) => {
+  expect(a.by).toBe('key')
+  return a.decision
+}
 
 const adapters: Array<[string, () => RateLimiter | Promise<RateLimiter>, boolean]> = [
   ['memory', memory, false],
@@ -41,103 +46,185 @@ const adapters: Array<[string, () => RateLimiter | Promise<RateLimiter>, boolean
 ]
 
 describe.each(adapters)('RateLimiter contract: %s', (_name, make, skip) => {
+  const ip = '10.0.0.1'
+
   it.skipIf(skip)('a key gets its burst, then refusals that say when to retry; other keys are apart', async () => {
     const limiter = await make()
-    const decisions = [await limiter.takeForKey('k1'), await limiter.takeForKey('k1'), await limiter.takeForKey('k1')]
+    const decisions = [bucket(await limiter.takeForKey('k1', ip)), bucket(await limiter.takeForKey('k1', ip)), bucket(await limiter.takeForKey('k1', ip))]
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true])
     expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0])
     expect(decisions.every((d) => d.limit === 3 && d.resetSeconds >= 1)).toBe(true)
-    const refused = await limiter.takeForKey('k1')
+    const refused = bucket(await limiter.takeForKey('k1', ip))
     expect(refused.allowed).toBe(false)
     expect(refused.retryAfterSeconds).toBe(1)
     expect(refused.remaining).toBe(0)
-    expect((await limiter.takeForKey('k2')).allowed).toBe(true)
+    expect(bucket(await limiter.takeForKey('k2', ip)).allowed).toBe(true)
     await limiter.close()
   })
 
   it.skipIf(skip)('tokens come back at the configured rate', async () => {
     const limiter = await make()
-    for (let i = 0; i < 3; i += 1) await limiter.takeForKey('refill')
-    expect((await limiter.takeForKey('refill')).allowed).toBe(false)
+    for (let i = 0; i < 3; i += 1) await limiter.takeForKey('refill', ip)
+    expect(bucket(await limiter.takeForKey('refill', ip)).allowed).toBe(false)
     await new Promise((r) => setTimeout(r, 60)) // 50 a second: about 3 tokens
-    expect((await limiter.takeForKey('refill')).allowed).toBe(true)
+    expect(bucket(await limiter.takeForKey('refill', ip)).allowed).toBe(true)
     await limiter.close()
   })
 
   it.skipIf(skip)('an address is blocked after its failed authentications, and only that address', async () => {
     const limiter = await make()
     expect((await limiter.authBlocked('10.0.0.1')).allowed).toBe(true)
-    await limiter.recordAuthFailure('10.0.0.1')
+    expect((await limiter.recordAuthFailure('10.0.0.1')).allowed).toBe(true)
     const once = await limiter.authBlocked('10.0.0.1')
     expect(once).toMatchObject({ allowed: true, limit: 2, remaining: 1 })
-    await limiter.recordAuthFailure('10.0.0.1')
+    expect((await limiter.recordAuthFailure('10.0.0.1')).allowed).toBe(true) // the second may still be tried
     const blocked = await limiter.authBlocked('10.0.0.1')
-    expect(blocked.allowed).toBe(false)
+    expect(blocked).toMatchObject({ allowed: false, limit: 2, remaining: 0 })
     expect(blocked.retryAfterSeconds).toBeGreaterThanOrEqual(1)
     expect(blocked.retryAfterSeconds).toBeLessThanOrEqual(60)
     expect((await limiter.authBlocked('10.0.0.2')).allowed).toBe(true)
     await limiter.close()
   })
+
+  it.skipIf(skip)('a blocked address is refused by takeForKey without a token being taken, and a failure past the limit is refused', async () => {
+    const limiter = await make()
+    await limiter.recordAuthFailure('10.0.0.3')
+    await limiter.recordAuthFailure('10.0.0.3')
+    const refused = await limiter.takeForKey('k3', '10.0.0.3')
+    expect(refused.by).toBe('address')
+    expect(refused.decision).toMatchObject({ allowed: false, limit: 2, remaining: 0 })
+    expect(refused.decision.retryAfterSeconds).toBeGreaterThanOrEqual(1)
+    expect(bucket(await limiter.takeForKey('k3', '10.0.0.4')).remaining).toBe(2) // the bucket was still full
+    const past = await limiter.recordAuthFailure('10.0.0.3')
+    expect(past).toMatchObject({ allowed: false, limit: 2, remaining: 0 })
+    await limiter.close()
+  })
 })
 
 describe.skipIf(SKIP_REDIS)('RateLimiter in Redis: shared by instances', () => {
+  const open: RateLimiter[] = []
+  afterAll(async () => {
+    await Promise.all(open.map((l) => l.close()))
+  })
+  const instance = async (opts: Parameters<typeof shared>[0]): Promise<RedisRateLimiter> => {
+    const limiter = shared(opts)
+    open.push(limiter)
+    return connected(limiter)
+  }
+
   it('two instances spend one bucket and count one set of failures', async () => {
-    const prefix = `pair${Date.now()}:`
-    const a = await connected(shared({ prefix }))
-    const b = await connected(shared({ prefix }))
-    expect((await a.takeForKey('k')).allowed).toBe(true)
-    expect((await b.takeForKey('k')).allowed).toBe(true)
-    expect((await a.takeForKey('k')).remaining).toBe(0)
-    expect((await b.takeForKey('k')).allowed).toBe(false)
-    await a.recordAuthFailure('10.1.1.1')
-    await b.recordAuthFailure('10.1.1.1')
-    expect((await a.authBlocked('10.1.1.1')).allowed).toBe(false)
-    await Promise.all([a.close(), b.close()])
+    const prefix = testKeyPrefix()
+    const [a, b] = [await instance({ prefix }), await instance({ prefix })]
+    const ip = testAddress()
+    expect(bucket(await a.takeForKey('k', ip)).remaining).toBe(2)
+    expect(bucket(await b.takeForKey('k', ip)).remaining).toBe(1)
+    expect(bucket(await a.takeForKey('k', ip)).remaining).toBe(0)
+    expect(bucket(await b.takeForKey('k', ip)).allowed).toBe(false)
+
+    const attacker = testAddress()
+    expect((await a.recordAuthFailure(attacker)).allowed).toBe(true)
+    expect((await b.recordAuthFailure(attacker)).allowed).toBe(true)
+    expect((await b.authBlocked(attacker)).allowed).toBe(false)
+    // `a` counted one failure itself; the next decision it asks Redis for tells it the rest
+    expect((await a.takeForKey('k2', attacker)).by).toBe('address')
+    expect((await a.authBlocked(attacker)).allowed).toBe(false)
+    const c = await instance({ prefix })
+    expect((await c.recordAuthFailure(attacker)).allowed).toBe(false)
   })
 
   it('every key it writes expires, and none holds more than the key id or the address', async () => {
-    const prefix = `ttl${Date.now()}:`
-    const limiter = await connected(shared({ prefix }))
-    await limiter.takeForKey('0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b')
+    const prefix = testKeyPrefix()
+    const limiter = await instance({ prefix })
+    await limiter.takeForKey('0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', '10.2.2.2')
     await limiter.recordAuthFailure('10.2.2.2')
-    const client = new Redis(redis!.url)
-    const keys = (await client.keys(`${prefix}*`)).sort()
-    expect(keys).toEqual([`${prefix}authfail:10.2.2.2`, `${prefix}key:0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b`])
-    for (const key of keys) {
-      const ttl = await client.pttl(key)
-      expect(ttl).toBeGreaterThan(0)
-      expect(ttl).toBeLessThanOrEqual(60_000)
+    const client = new Redis(requireTestRedisUrl())
+    try {
+      const keys = (await client.keys(`${prefix}*`)).sort()
+      expect(keys).toEqual([`${prefix}authfail:10.2.2.2`, `${prefix}key:0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b`])
+      for (const key of keys) {
+        const ttl = await client.pttl(key)
+        expect(ttl).toBeGreaterThan(0)
+        expect(ttl).toBeLessThanOrEqual(60_000)
+      }
+    } finally {
+      client.disconnect()
     }
-    client.disconnect()
-    await limiter.close()
   })
 
-  it('while Redis is down each instance decides alone at once, says so, and shares again when Redis is back', async () => {
-    const registry = new Registry()
-    const prefix = `outage${Date.now()}:`
-    const a = await connected(shared({ registry, prefix }))
-    const b = await connected(shared({ prefix }))
-    expect((await a.takeForKey('k')).allowed).toBe(true)
-    warnings.length = 0
-    await redis!.stop()
+  it('while Redis is away each instance decides alone at once, says so once, and shares again when Redis is back', async () => {
+    const proxy = await redisBehindProxy()
     try {
+      const registry = new Registry()
+      const log = newLog()
+      const prefix = testKeyPrefix()
+      const a = await instance({ url: proxy.url, registry, prefix, log })
+      const b = await instance({ url: proxy.url, prefix })
+      const ip = testAddress()
+      expect(bucket(await a.takeForKey('k', ip)).remaining).toBe(2)
+
+      await proxy.stop()
       const started = performance.now()
       // the shared bucket is out of reach: the fallback (a fresh memory bucket of 3) decides
-      const alone = [await a.takeForKey('k'), await a.takeForKey('k'), await a.takeForKey('k'), await a.takeForKey('k')]
-      expect(alone.map((d) => d.allowed)).toEqual([true, true, true, false])
-      expect(performance.now() - started).toBeLessThan(2000)
-      expect((await a.authBlocked('10.3.3.3')).allowed).toBe(true)
-      expect(warnings).toHaveLength(1) // once, not once per request
-      expect(warnings[0]).toMatch(/per instance/)
-      expect(await registry.getSingleMetricAsString('rate_limit_redis_fallbacks_total')).toMatch(/rate_limit_redis_fallbacks_total 5/)
+      const alone = [await a.takeForKey('k', ip), await a.takeForKey('k', ip), await a.takeForKey('k', ip), await a.takeForKey('k', ip)]
+      expect(alone.map((d) => bucket(d).allowed)).toEqual([true, true, true, false])
+      expect((await a.recordAuthFailure(ip)).allowed).toBe(true)
+      expect((await a.authBlocked(ip)).remaining).toBe(1) // counted alone meanwhile
+      expect(performance.now() - started).toBeLessThan(1000)
+      expect(log.warnings).toEqual(['Redis cannot answer: rate limits are enforced per instance until it is back']) // once
+      expect(await registry.getSingleMetricAsString('rate_limit_redis_fallbacks_total')).toMatch(/rate_limit_redis_fallbacks_total 5$/m)
+
+      await proxy.start()
+      // reconnects on its own (back-off up to 2 s); the bucket Redis kept is shared again
+      expect(await a.connected(10_000)).toBe(true)
+      expect(await b.connected(10_000)).toBe(true)
+      expect(bucket(await a.takeForKey('k', ip)).remaining).toBeLessThanOrEqual(2)
+      expect(bucket(await a.takeForKey('again', ip)).remaining).toBe(2)
+      expect(bucket(await b.takeForKey('again', ip)).remaining).toBe(1)
+      expect(log.infos).toEqual(['Redis answers again: rate limits are shared by every instance again'])
     } finally {
-      await redis!.start()
+      await proxy.stop()
     }
-    // reconnects on its own (back-off up to 2 s); a fresh server is empty: the shared bucket starts full again
-    expect(await a.connected(10_000)).toBe(true)
-    expect(await b.connected(10_000)).toBe(true)
-    expect((await a.takeForKey('again')).remaining).toBe(2)
-    expect((await b.takeForKey('again')).remaining).toBe(1)
-    await Promise.all([a.close(), b.close()])
+  })
+
+  it('when Redis stops answering on an open link, one decision waits for the timeout, the next ones do not, and it recovers', async () => {
+    const proxy = await redisBehindProxy()
+    try {
+      const log = newLog()
+      const prefix = testKeyPrefix()
+      const a = await instance({ url: proxy.url, prefix, log, commandTimeoutMs: 200 })
+      const ip = testAddress()
+      expect(bucket(await a.takeForKey('k', ip)).remaining).toBe(2)
+
+      proxy.freeze()
+      let started = performance.now()
+      expect(bucket(await a.takeForKey('k', ip)).allowed).toBe(true) // the fallback, after the timeout
+      const first = performance.now() - started
+      expect(first).toBeGreaterThanOrEqual(150)
+      expect(first).toBeLessThan(1000)
+      const waits = []
+      for (let i = 0; i < 20; i += 1) {
+        started = performance.now()
+        await a.takeForKey('other', ip)
+        waits.push(performance.now() - started)
+      }
+      expect(Math.max(...waits)).toBeLessThan(150) // none waits for the silent link
+      expect(log.warnings).toHaveLength(1)
+
+      proxy.thaw()
+      const deadline = Date.now() + 10_000
+      while (log.infos.length === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100))
+        await a.takeForKey('probe', ip)
+      }
+      expect(log.infos).toEqual(['Redis answers again: rate limits are shared by every instance again'])
+      const client = new Redis(requireTestRedisUrl())
+      try {
+        expect(await client.exists(`${prefix}key:probe`)).toBe(1) // decided in Redis again
+      } finally {
+        client.disconnect()
+      }
+    } finally {
+      await proxy.stop()
+    }
   })
 })

@@ -1,62 +1,40 @@
 /**
- * A real redis-server for the tests, one per test file: started on a free loopback port with no persistence,
- * stopped and started again on the same port to stage an outage. Needs Debian's redis-server (.ci/run installs
- * it); outside CI the Redis tests skip where it is missing, in CI they fail (DEVELOPERS: nothing skips in CI).
+ * Redis for tests: `TEST_REDIS_URL` names a redis-server the tests may write to (.ci/run starts one on
+ * 127.0.0.1:6390 and sets it). Test files share it and run in parallel, so each keeps to keys of its own: a random
+ * key prefix for a limiter, fresh key ids and random client addresses for an app (which uses the default prefix).
+ * Without TEST_REDIS_URL the Redis tests skip, except in CI, where they fail (DEVELOPERS: nothing skips in CI).
+ * The server itself is never stopped: outages are staged by a TCP proxy in front of it.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { createServer, connect } from 'node:net'
+import { randomBytes, randomInt } from 'node:crypto'
 import { IS_CI } from './postgres.js'
+import { startProxy, type TcpProxy } from './tcp-proxy.js'
 
-export const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server'
-export const HAS_REDIS = spawnSync(REDIS_SERVER, ['--version']).status === 0
-/** Skip the Redis tests: only outside CI, and only without the binary. */
-export const SKIP_REDIS = !HAS_REDIS && !IS_CI
+/** The Redis URL the Redis tests run against; undefined when they are to be skipped. */
+export const TEST_REDIS_URL: string | undefined = process.env.TEST_REDIS_URL?.trim() || undefined
 
-export interface TestRedis {
-  readonly url: string
-  readonly port: number
-  /** Kills the server (an outage). */
-  stop(): Promise<void>
-  /** Starts it again on the same port, empty. */
-  start(): Promise<void>
+/** Skip the Redis tests: only outside CI, and only without TEST_REDIS_URL. */
+export const SKIP_REDIS = TEST_REDIS_URL === undefined && !IS_CI
+
+export const MISSING_REDIS_IN_CI = 'TEST_REDIS_URL is not set, but CI is: the Redis tests must run in CI (.ci/run starts redis-server and sets it)'
+
+/** The URL to test against, with its port spelt out; throws when there is none (outside CI callers skip instead). */
+export function requireTestRedisUrl(): string {
+  if (TEST_REDIS_URL === undefined) throw new Error(IS_CI ? MISSING_REDIS_IN_CI : 'TEST_REDIS_URL is not set')
+  const u = new URL(TEST_REDIS_URL)
+  if (u.port === '') u.port = '6379'
+  return u.toString()
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+/** A key prefix no other test uses. */
+export const testKeyPrefix = (): string => `test:${randomBytes(6).toString('hex')}:`
 
-async function untilAccepting(port: number): Promise<void> {
-  for (let i = 0; i < 100; i += 1) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1', () => (s.destroy(), resolve(true)))
-      s.on('error', () => resolve(false))
-    })
-    if (ok) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`redis-server did not start on port ${port}`)
-}
+/** A client address no other test uses (for the failed-authentication windows, which are per address). */
+export const testAddress = (): string => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`
 
-export async function startTestRedis(): Promise<TestRedis> {
-  if (!HAS_REDIS) throw new Error(`${REDIS_SERVER} is not installed (Debian: apt-get install redis-server); the Redis tests must run in CI`)
-  const port = await freePort()
-  let child: ChildProcess | undefined
-  const start = async (): Promise<void> => {
-    child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-    await untilAccepting(port)
-  }
-  const stop = async (): Promise<void> => {
-    const c = child
-    child = undefined
-    if (c === undefined || c.exitCode !== null) return
-    const exited = new Promise((resolve) => c.once('exit', resolve))
-    c.kill('SIGKILL')
-    await exited
-  }
-  await start()
-  return { url: `redis://127.0.0.1:${port}`, port, stop, start }
+/**
+ * The test Redis behind a TCP proxy of its own: `stop()` is Redis going away (links cut, connections refused),
+ * `start()` it coming back (with its data: the server never stopped), `freeze()` a link that stops answering.
+ */
+export function redisBehindProxy(): Promise<TcpProxy> {
+  return startProxy(requireTestRedisUrl())
 }

@@ -1,4 +1,4 @@
-/** TCP tools for outage tests: a port nobody listens on, and a forwarder that can cut its links and stop. */
+/** TCP tools for outage tests: a port nobody listens on, and a forwarder that can cut its links, stop, or go silent. */
 import { connect, createServer, type Server, type Socket } from 'node:net'
 
 /** `url` pointing at 127.0.0.1:`port` instead. */
@@ -27,6 +27,10 @@ export interface TcpProxy {
   dropAll(): void
   /** Stops listening and cuts every link. */
   stop(): Promise<void>
+  /** Keeps every link, old and new, open but silent: nothing is forwarded (a peer that stopped answering). */
+  freeze(): void
+  /** Forwards again what was held back and what follows. */
+  thaw(): void
 }
 
 /** A TCP forwarder on 127.0.0.1 to the host and port of `target` (a URL). */
@@ -37,6 +41,7 @@ export async function startProxy(target: string): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
   let server: Server | undefined
   let port = 0
+  let frozen = false
   const dropAll = (): void => {
     for (const s of sockets) s.destroy()
   }
@@ -44,6 +49,7 @@ export async function startProxy(target: string): Promise<TcpProxy> {
     const srv = createServer((client) => {
       const upstream = connect(targetPort, targetHost)
       for (const s of [client, upstream]) {
+        if (frozen) s.pause()
         sockets.add(s)
         s.on('close', () => sockets.delete(s))
         s.on('error', () => {
@@ -62,6 +68,14 @@ export async function startProxy(target: string): Promise<TcpProxy> {
     url: urlWithPort(target, port),
     start,
     dropAll,
+    freeze() {
+      frozen = true
+      for (const s of sockets) s.pause()
+    },
+    thaw() {
+      frozen = false
+      for (const s of sockets) s.resume()
+    },
     async stop() {
       const srv = server
       server = undefined

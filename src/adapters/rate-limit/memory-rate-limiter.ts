@@ -29,30 +29,41 @@ export function createMemoryRateLimiter(opts: RateLimitOptions): RateLimiter {
     const w = failures.get(address)
     return w === undefined || now - w.windowStart >= MINUTE ? { count: 0, windowStart: now } : w
   }
+  /** The address's window as a decision: refused once `count` failures reach the limit. */
+  const addressDecision = (count: number, windowStart: number, now: number): LimitDecision => {
+    const reset = Math.max(1, Math.ceil((windowStart + MINUTE - now) / 1000))
+    return decision(count < opts.authFailLimit, opts.authFailLimit, Math.max(0, opts.authFailLimit - count), reset)
+  }
 
   return {
-    async takeForKey(keyId) {
-      const d = takeToken(buckets.get(keyId), opts.now(), opts.rps, opts.burst)
+    async takeForKey(keyId, address) {
+      const now = opts.now()
+      const w = windowOf(address, now)
+      if (w.count >= opts.authFailLimit) return { by: 'address', decision: addressDecision(w.count, w.windowStart, now) }
+      const d = takeToken(buckets.get(keyId), now, opts.rps, opts.burst)
       remember(buckets, keyId, d.bucket)
       return {
-        allowed: d.allowed,
-        limit: opts.burst,
-        remaining: d.remaining,
-        resetSeconds: Math.ceil(d.resetMs / 1000),
-        retryAfterSeconds: Math.max(1, Math.ceil(d.retryAfterMs / 1000)),
+        by: 'key',
+        decision: {
+          allowed: d.allowed,
+          limit: opts.burst,
+          remaining: d.remaining,
+          resetSeconds: Math.ceil(d.resetMs / 1000),
+          retryAfterSeconds: Math.max(1, Math.ceil(d.retryAfterMs / 1000)),
+        },
       }
     },
     async authBlocked(address) {
       const now = opts.now()
       const w = windowOf(address, now)
-      const reset = Math.max(1, Math.ceil((w.windowStart + MINUTE - now) / 1000))
-      const blocked = w.count >= opts.authFailLimit
-      return decision(!blocked, opts.authFailLimit, Math.max(0, opts.authFailLimit - w.count), reset)
+      return addressDecision(w.count, w.windowStart, now)
     },
     async recordAuthFailure(address) {
       const now = opts.now()
       const w = windowOf(address, now)
       remember(failures, address, { count: w.count + 1, windowStart: w.windowStart })
+      // judged on the count before this failure: was the address still allowed to try?
+      return addressDecision(w.count, w.windowStart, now)
     },
     async close() {},
   }

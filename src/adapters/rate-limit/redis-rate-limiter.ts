@@ -2,28 +2,42 @@
  * Request limits shared by every instance through Redis (API.md B8 with REDIS_URL): one token bucket per API key
  * and one failed-authentication window per client address, whichever instance the request reaches.
  *
- * Each decision is one Lua script, so it is atomic and costs one round-trip; the scripts read Redis's own clock
- * (TIME), so the instances' clocks do not matter. Every key expires once it carries no information (a bucket when
- * it would be full again, a window when its minute is over), so Redis holds only active clients.
+ * Each decision is one Lua script (EVALSHA, cached by ioredis' defineCommand), so it is atomic and costs one
+ * round-trip; a keyed request makes one decision. The scripts read Redis's own clock (TIME), so the instances'
+ * clocks do not matter. Every key expires once it carries no information (a bucket when it would be full again, a
+ * window when its minute is over), so Redis holds only active clients. Keys hold the API key's id or the client
+ * address, never a key or its hash.
+ *
+ * `authBlocked` answers without a round-trip from the addresses this instance has learnt are blocked (from the
+ * scripts' answers); an address blocked through other instances is refused by the script of the same request.
  *
  * When Redis cannot answer (down, unreachable, slower than `commandTimeoutMs`) the limiter FAILS OPEN to this
  * instance's in-memory limiter: a payment service keeps taking payments while a cache is down, with each instance
  * still enforcing the limits on its own share of the traffic. That is logged (at most once a minute) and counted
- * (`rate_limit_redis_fallbacks_total`); the next decision tries Redis again, so service is shared again as soon as
- * Redis is back.
+ * (`rate_limit_redis_fallbacks_total`). After a failure, decisions skip Redis for a second (or until a new connection
+ * is ready), so a Redis that stopped answering costs at most one slow request a second; limits are shared again as
+ * soon as it answers (logged once).
  */
 import { Redis, type Result } from 'ioredis'
 import { Counter, type Registry } from 'prom-client'
-import type { LimitDecision, RateLimiter } from '../../ports/rate-limiter.js'
+import type { Admission, LimitDecision, RateLimiter } from '../../ports/rate-limiter.js'
 
-// KEYS[1] bucket; ARGV rate (tokens/s), burst. The same arithmetic as domain/token-bucket.ts: a new bucket is
-// full; it refills at `rate`; a request takes one whole token. Returns allowed, remaining, retry-after ms, reset ms.
-const TAKE_TOKEN = `
+// KEYS[1] the address's failure window, KEYS[2] the key's bucket; ARGV rate (tokens/s), burst, auth-fail limit.
+// An address past its limit is refused without touching the bucket: {0, failures, window ms left, 0, 0}.
+// Otherwise the arithmetic of domain/token-bucket.ts: a new bucket is full; it refills at `rate`; a request takes
+// one whole token: {1, allowed, remaining, retry-after ms, ms until full}.
+const ADMIT = `
+local failures = tonumber(redis.call('GET', KEYS[1]) or '0')
+if failures >= tonumber(ARGV[3]) then
+  local left = redis.call('PTTL', KEYS[1])
+  if left < 0 then left = 60000 end
+  return {0, failures, left, 0, 0}
+end
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local state = redis.call('HMGET', KEYS[2], 'tokens', 'at')
 local tokens = burst
 if state[1] then
   local elapsed = math.max(0, now - tonumber(state[2]))
@@ -34,34 +48,30 @@ if tokens >= 1 then
   allowed = 1
   tokens = tokens - 1
 end
-local reset = math.ceil((burst - tokens) * 1000 / rate)
+local full = math.ceil((burst - tokens) * 1000 / rate)
 local retry = 0
 if allowed == 0 then retry = math.ceil((1 - tokens) * 1000 / rate) end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
-redis.call('PEXPIRE', KEYS[1], reset + 1000)
-return {allowed, math.floor(tokens), retry, reset}
-`
-
-// KEYS[1] the address's window: its failure count and the milliseconds left of its minute (0 when none).
-const AUTH_WINDOW = `
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then ttl = 0 end
-return {count, ttl}
+redis.call('HSET', KEYS[2], 'tokens', tostring(tokens), 'at', now)
+redis.call('PEXPIRE', KEYS[2], full + 1000)
+return {1, allowed, math.floor(tokens), retry, full}
 `
 
 // KEYS[1] the address's window: one more failure; the first one opens the minute (as does one without an expiry).
+// Returns {failures, window ms left}.
 const AUTH_FAILURE = `
-local count = redis.call('INCR', KEYS[1])
-if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], 60000) end
-return count
+local failures = redis.call('INCR', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  left = 60000
+  redis.call('PEXPIRE', KEYS[1], left)
+end
+return {failures, left}
 `
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    takeToken(key: string, rate: number, burst: number): Result<[number, number, number, number], Context>
-    authWindow(key: string): Result<[number, number], Context>
-    authFailure(key: string): Result<number, Context>
+    admit(window: string, bucket: string, rate: number, burst: number, authFailLimit: number): Result<[number, number, number, number, number], Context>
+    authFailure(window: string): Result<[number, number], Context>
   }
 }
 
@@ -75,28 +85,35 @@ export interface RedisRateLimitOptions {
   readonly authFailLimit: number
   /** Used while Redis cannot answer: this instance's own limits. */
   readonly fallback: RateLimiter
-  readonly onWarning: (message: string, err: unknown) => void
+  /** Where the limiter reports Redis going (`warn`, at most once a minute) and coming back (`info`). */
+  readonly log: { warn(message: string, err: unknown): void; info(message: string): void }
   /** Where the fallback counter is registered. */
   readonly registry?: Registry
   /** Prefix of every key this limiter writes (several services may share one Redis). */
   readonly keyPrefix?: string
   /** How long one decision may wait for Redis before the fallback decides. */
   readonly commandTimeoutMs?: number
+  /** Addresses remembered at most (an attacker cannot grow memory without bound). */
+  readonly maxEntries?: number
 }
 
 const WARN_EVERY_MS = 60_000
+/** After Redis failed to answer, decisions go straight to the fallback this long. */
+const SKIP_AFTER_FAILURE_MS = 1000
 const FALLBACKS = 'rate_limit_redis_fallbacks_total'
+export const DEFAULT_KEY_PREFIX = 'invoice-service:ratelimit:'
 
 export interface RedisRateLimiter extends RateLimiter {
   /**
-   * Resolves true once connected to Redis, or false after `ms` without a connection (decisions are then made by
-   * the fallback until it connects). Until it resolves true, decisions are made by the fallback too.
+   * Resolves true once connected to Redis, or false after `ms` without a connection. Until connected, decisions
+   * are made by the fallback.
    */
   connected(ms: number): Promise<boolean>
 }
 
 export function createRedisRateLimiter(opts: RedisRateLimitOptions): RedisRateLimiter {
-  const prefix = opts.keyPrefix ?? 'invoice-service:ratelimit:'
+  const prefix = opts.keyPrefix ?? DEFAULT_KEY_PREFIX
+  const limit = opts.authFailLimit
   const redis = new Redis(opts.url, {
     // Fail fast while disconnected instead of queueing: the fallback answers at once.
     enableOfflineQueue: false,
@@ -106,8 +123,7 @@ export function createRedisRateLimiter(opts: RedisRateLimitOptions): RedisRateLi
     // Reconnect for ever, backing off to one attempt every 2 s.
     retryStrategy: (times) => Math.min(times * 100, 2000),
   })
-  redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_TOKEN })
-  redis.defineCommand('authWindow', { numberOfKeys: 1, lua: AUTH_WINDOW })
+  redis.defineCommand('admit', { numberOfKeys: 2, lua: ADMIT })
   redis.defineCommand('authFailure', { numberOfKeys: 1, lua: AUTH_FAILURE })
 
   const fallbacks =
@@ -117,24 +133,57 @@ export function createRedisRateLimiter(opts: RedisRateLimitOptions): RedisRateLi
       help: 'Rate-limit decisions made by this instance alone because Redis could not answer',
       registers: opts.registry === undefined ? [] : [opts.registry],
     })
+
   let lastWarning = Number.NEGATIVE_INFINITY
+  let warned = false
+  let skipUntil = 0
   const warn = (err: unknown): void => {
     const now = Date.now()
     if (now - lastWarning < WARN_EVERY_MS) return
     lastWarning = now
-    opts.onWarning('Redis cannot answer: rate limits are enforced per instance until it is back', err)
+    warned = true
+    opts.log.warn('Redis cannot answer: rate limits are enforced per instance until it is back', err)
   }
   // Connection errors are reported through the fallback path; without a listener ioredis would print each one.
   redis.on('error', warn)
+  // a new connection is worth trying at once
+  redis.on('ready', () => {
+    skipUntil = 0
+  })
 
   async function shared<T>(decide: () => Promise<T>, alone: () => Promise<T>): Promise<T> {
-    try {
-      return await decide()
-    } catch (err) {
-      fallbacks.inc()
-      warn(err)
-      return alone()
+    if (redis.status !== 'ready') {
+      warn(new Error(`no connection to Redis (${redis.status})`))
+    } else if (Date.now() >= skipUntil) {
+      try {
+        const result = await decide()
+        if (warned) {
+          warned = false
+          opts.log.info('Redis answers again: rate limits are shared by every instance again')
+        }
+        return result
+      } catch (err) {
+        skipUntil = Date.now() + SKIP_AFTER_FAILURE_MS
+        // A timeout may mean a dead link that never reports an error (a peer gone without a reset): reconnect.
+        if (err instanceof Error && err.message === 'Command timed out') redis.disconnect(true)
+        warn(err)
+      }
     }
+    fallbacks.inc()
+    return alone()
+  }
+
+  // What this instance has learnt of addresses' failure windows from the scripts, for authBlocked.
+  const known = new Map<string, { failures: number; untilMs: number }>()
+  const maxKnown = opts.maxEntries ?? 100_000
+  const learn = (address: string, failures: number, msLeft: number): void => {
+    known.delete(address)
+    if (known.size >= maxKnown) known.delete(known.keys().next().value as string)
+    known.set(address, { failures, untilMs: Date.now() + msLeft })
+  }
+  const addressDecision = (failures: number, msLeft: number): LimitDecision => {
+    const reset = Math.max(1, Math.ceil(msLeft / 1000))
+    return { allowed: failures < limit, limit, remaining: Math.max(0, limit - failures), resetSeconds: reset, retryAfterSeconds: reset }
   }
 
   return {
@@ -152,39 +201,46 @@ export function createRedisRateLimiter(opts: RedisRateLimitOptions): RedisRateLi
         redis.once('ready', onReady)
       })
     },
-    takeForKey: (keyId) =>
+    takeForKey: (keyId, address) =>
       shared(
-        async () => {
-          const [allowed, remaining, retryMs, resetMs] = await redis.takeToken(`${prefix}key:${keyId}`, opts.rps, opts.burst)
+        async (): Promise<Admission> => {
+          const [open, a, b, c, d] = await redis.admit(`${prefix}authfail:${address}`, `${prefix}key:${keyId}`, opts.rps, opts.burst, limit)
+          if (open === 0) {
+            learn(address, a, b)
+            return { by: 'address', decision: addressDecision(a, b) }
+          }
           return {
-            allowed: allowed === 1,
-            limit: opts.burst,
-            remaining,
-            resetSeconds: Math.ceil(resetMs / 1000),
-            retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)),
+            by: 'key',
+            decision: { allowed: a === 1, limit: opts.burst, remaining: b, resetSeconds: Math.ceil(d / 1000), retryAfterSeconds: Math.max(1, Math.ceil(c / 1000)) },
           }
         },
-        () => opts.fallback.takeForKey(keyId),
+        () => opts.fallback.takeForKey(keyId, address),
       ),
-    authBlocked: (address) =>
-      shared(
-        async (): Promise<LimitDecision> => {
-          const [count, ttlMs] = await redis.authWindow(`${prefix}authfail:${address}`)
-          const reset = Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : 60_000) / 1000))
-          const remaining = Math.max(0, opts.authFailLimit - count)
-          return { allowed: count < opts.authFailLimit, limit: opts.authFailLimit, remaining, resetSeconds: reset, retryAfterSeconds: reset }
-        },
-        () => opts.fallback.authBlocked(address),
-      ),
+    async authBlocked(address) {
+      // while Redis was out, this instance counted alone: those failures still count
+      const alone = await opts.fallback.authBlocked(address)
+      const k = known.get(address)
+      if (!alone.allowed || k === undefined) return alone
+      const msLeft = k.untilMs - Date.now()
+      if (msLeft <= 0) {
+        known.delete(address)
+        return alone
+      }
+      return addressDecision(k.failures, msLeft)
+    },
     recordAuthFailure: (address) =>
       shared(
         async () => {
-          await redis.authFailure(`${prefix}authfail:${address}`)
+          const [failures, msLeft] = await redis.authFailure(`${prefix}authfail:${address}`)
+          learn(address, failures, msLeft)
+          // judged on the count before this failure: was the address still allowed to try?
+          return addressDecision(failures - 1, msLeft)
         },
         () => opts.fallback.recordAuthFailure(address),
       ),
     async close() {
-      redis.disconnect()
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect())
+      else redis.disconnect()
       await opts.fallback.close()
     },
   }

@@ -11,11 +11,15 @@ declare module 'fastify' {
   }
 }
 
+const TOO_MANY_FAILURES = 'too many failed authentications from this address'
+
 /**
  * The onRequest hook of every merchant route (API.md B1, B8): runs before body parsing and validation.
  * 1. An address past its failed-authentication limit gets 429 without its key being looked at.
  * 2. The key is authenticated; a missing or wrong key counts against the address.
  * 3. The key's token bucket is charged; past it, 429. Every answer carries the key's RateLimit-* headers.
+ * With shared limits, step 1 answers from what this instance knows (no round-trip); an address blocked through
+ * other instances is refused by step 2 or 3 instead, with the same 429, so each request costs one shared decision.
  */
 export function requireApiKey(
   authenticate: (key: string | undefined) => Promise<Authenticated>,
@@ -24,9 +28,7 @@ export function requireApiKey(
   return async (request: FastifyRequest, reply: FastifyReply) => {
     if (limiter !== undefined) {
       const blocked = await limiter.authBlocked(request.ip)
-      if (!blocked.allowed) {
-        refuse(reply, blocked, 'too many failed authentications from this address')
-      }
+      if (!blocked.allowed) refuse(reply, blocked, TOO_MANY_FAILURES)
     }
     const header = request.headers['x-api-key']
     const key = Array.isArray(header) ? header[0] : header
@@ -35,12 +37,16 @@ export function requireApiKey(
       auth = await authenticate(key?.trim())
     } catch (err) {
       if (limiter !== undefined && err instanceof AppError && (err.code === 'missing_api_key' || err.code === 'invalid_api_key')) {
-        await limiter.recordAuthFailure(request.ip)
+        const counted = await limiter.recordAuthFailure(request.ip)
+        // the address was already blocked (through another instance): the answer step 1 would have given
+        if (!counted.allowed) refuse(reply, counted, TOO_MANY_FAILURES)
       }
       throw err
     }
     if (limiter !== undefined) {
-      const d = await limiter.takeForKey(auth.keyId)
+      const admission = await limiter.takeForKey(auth.keyId, request.ip)
+      if (admission.by === 'address') refuse(reply, admission.decision, TOO_MANY_FAILURES)
+      const d = admission.decision
       reply.header('ratelimit-limit', d.limit).header('ratelimit-remaining', d.remaining).header('ratelimit-reset', d.resetSeconds)
       if (!d.allowed) refuse(reply, d, 'this API key is over its request rate')
     }
