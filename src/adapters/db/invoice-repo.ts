@@ -20,6 +20,11 @@ import {
 import type { Guard } from './unavailable.js'
 import { QueryCache, type DirectRead } from './query-cache.js'
 
+function firstInvoice(rows: readonly Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number]>[]): Invoice | undefined {
+  const row = rows[0]
+  return row && rowToInvoice(row)
+}
+
 // The compiled insert binds every column of INVOICE_COLUMNS: this fails to compile if the list misses one.
 const everyInvoiceColumn: [Exclude<keyof InvoiceRow, (typeof INVOICE_COLUMNS)[number]>] extends [never] ? true : never = true
 void everyInvoiceColumn
@@ -39,34 +44,36 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     this.#direct = direct
   }
 
-  async findById(id: InvoiceId): Promise<Invoice | undefined> {
-    const { rows } = await this.#guard(
-      this.#cache.run(this.#db, 'invoice-by-id', (i: InvoiceId) => this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('id', '=', i), [id], this.#direct),
+  findById(id: InvoiceId): Promise<Invoice | undefined> {
+    return this.#cache.lookup(
+      this.#db,
+      'invoice-by-id',
+      (i: InvoiceId) => this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('id', '=', i),
+      [id],
+      this.#guard,
+      firstInvoice,
+      this.#direct,
     )
-    const row = rows[0]
-    return row && rowToInvoice(row)
   }
 
-  async findByOrderId(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
-    const { rows } = await this.#guard(
-      this.#cache.run(
-        this.#db,
-        'invoice-by-order',
-        (m: MerchantId, o: string) =>
-          this.#db
-            .selectFrom('invoices')
-            .select(INVOICE_COLUMNS)
-            .where('merchant_id', '=', m)
-            .where('order_id', '=', o)
-            .orderBy('created_at', 'desc')
-            .orderBy('id', 'desc')
-            .limit(1),
-        [merchantId, orderId],
-        this.#direct,
-      ),
+  findByOrderId(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
+    return this.#cache.lookup(
+      this.#db,
+      'invoice-by-order',
+      (m: MerchantId, o: string) =>
+        this.#db
+          .selectFrom('invoices')
+          .select(INVOICE_COLUMNS)
+          .where('merchant_id', '=', m)
+          .where('order_id', '=', o)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(1),
+      [merchantId, orderId],
+      this.#guard,
+      firstInvoice,
+      this.#direct,
     )
-    const row = rows[0]
-    return row && rowToInvoice(row)
   }
 
   async findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
