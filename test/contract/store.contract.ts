@@ -53,6 +53,9 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         await store.close()
         await expect(store.transaction((tx) => tx.merchants.insert(m))).rejects.toBeInstanceOf(StoreUnavailableError)
         await expect(store.merchants.findById(m.id)).rejects.toBeInstanceOf(StoreUnavailableError)
+        // the hot lookups, which SQLite answers synchronously on its read-only connection
+        await expect(store.invoices.findById(invoiceFixture(m.id).id)).rejects.toBeInstanceOf(StoreUnavailableError)
+        await expect(store.invoices.findByOrderId(m.id, 'order-1')).rejects.toBeInstanceOf(StoreUnavailableError)
         await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError)
       })
     })
