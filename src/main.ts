@@ -81,16 +81,22 @@ export function createLogger(config: Config): Logger {
   }, destination)
 }
 
-export async function openStore(config: Config): Promise<Store> {
+export async function openStore(config: Config, logger?: Logger): Promise<Store> {
   if (config.database.kind === 'sqlite') {
     return openSqliteStore({ path: config.database.path, synchronous: config.sqliteSynchronous })
   }
-  return openPostgresStore({ url: config.database.url, poolSize: config.databasePoolSize })
+  return openPostgresStore({
+    url: config.database.url,
+    poolSize: config.databasePoolSize,
+    onPreparedStatementsOff: (err) =>
+      logger?.warn({ error: err.message }, 'PostgreSQL lost a prepared statement (a pooler in transaction mode?): hot lookups use plain queries from now on'),
+  })
 }
 
 /** Opens and migrates the store and binds the use cases' dependencies. */
 export async function createRuntime(config: Config, overrides: RuntimeOverrides = {}): Promise<Runtime> {
-  const store = await openStore(config)
+  const logger = overrides.logger ?? createLogger(config)
+  const store = await openStore(config, logger)
   await store.migrate()
   const clock = overrides.clock ?? systemClock
   const webhookMetrics = createWebhookMetrics({ queueStats: () => webhookQueueStats({ store, clock }) })
@@ -116,7 +122,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       random: Math.random,
     },
   }
-  return { config, store, deps, logger: overrides.logger ?? createLogger(config), metricsRegistry: webhookMetrics.registry }
+  return { config, store, deps, logger, metricsRegistry: webhookMetrics.registry }
 }
 
 /** The HTTP app over a runtime; tests call this with `sqlite::memory:` and a fake clock. */

@@ -5,7 +5,8 @@
  */
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isPostgresUnavailable, openPostgresStore, parseInt8 } from '../../src/adapters/db/postgres.js'
+import { CompiledQuery } from 'kysely'
+import { createPreparedRead, isPostgresUnavailable, openPostgresStore, parseInt8 } from '../../src/adapters/db/postgres.js'
 import type { Minor } from '../../src/domain/money.js'
 import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
 import { createTestSchema, IS_CI, MISSING_IN_CI, TEST_DATABASE_URL, type TestSchema } from '../helpers/postgres.js'
@@ -185,6 +186,79 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       const candidates = Array.from({ length: 12 }, () => invoiceFixture(m.id, { orderId }))
       const results = await Promise.all(candidates.map((inv, i) => stores[i % 3]!.transaction((tx) => tx.invoices.insert(inv))))
       expect(results.filter((r) => r === 'inserted')).toHaveLength(1)
+    })
+  })
+
+  describe('prepared hot lookups (createPreparedRead)', () => {
+    // One connection, so that the test's own queries see that connection's prepared statements.
+    const onePool = () => new pg.Pool({ connectionString: schema.url, max: 1 })
+    const lookup = CompiledQuery.raw('select $1::text as answer', ['forty-two'])
+    const preparedNames = async (pool: pg.Pool) =>
+      (await pool.query<{ name: string }>('select name from pg_prepared_statements order by name')).rows.map((r) => r.name)
+
+    it('when a lookup runs, then it is a named prepared statement on its connection and answers the rows', async () => {
+      const pool = onePool()
+      try {
+        const read = createPreparedRead(pool, () => {
+          throw new Error('not expected')
+        })
+        expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
+        expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
+        expect(await preparedNames(pool)).toEqual(['answer-lookup'])
+      } finally {
+        await pool.end()
+      }
+    })
+
+    it('when the server loses the statement (a pooler in transaction mode), then the lookup still answers, prepared statements are turned off once, and later lookups are plain queries', async () => {
+      const pool = onePool()
+      try {
+        const off: Error[] = []
+        const read = createPreparedRead(pool, (err) => off.push(err))
+        await read('answer-lookup', lookup)
+        // what a pooler does when it hands the client another server connection: the statement is not there
+        await pool.query('deallocate all')
+        expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
+        expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
+        expect(off.map((e) => (e as { code?: string }).code)).toEqual(['26000'])
+        expect(await preparedNames(pool)).toEqual([])
+      } finally {
+        await pool.end()
+      }
+    })
+
+    it('when a lookup fails for another reason, then the error is the database\'s and prepared statements stay on', async () => {
+      const pool = onePool()
+      try {
+        const off: Error[] = []
+        const read = createPreparedRead(pool, (err) => off.push(err))
+        await expect(read('broken-lookup', CompiledQuery.raw('select 1 / $1::int as answer', [0]))).rejects.toMatchObject({ code: '22012' })
+        await read('answer-lookup', lookup)
+        expect(off).toEqual([])
+        expect(await preparedNames(pool)).toContain('answer-lookup')
+      } finally {
+        await pool.end()
+      }
+    })
+
+    it('when the store looks an invoice up outside a transaction, then the SQL crosses the wire once per connection and the answer is what a transaction reads', async () => {
+      const proxy = await startProxy(schema.url, { record: true })
+      try {
+        const store = await open({ url: proxy.url, poolSize: 1 })
+        await store.migrate()
+        const m = await givenMerchant(store)
+        const inv = await givenInvoice(store, m.id)
+        const before = proxy.sent().length
+        for (let i = 0; i < 3; i += 1) expect(await store.invoices.findById(inv.id)).toEqual(inv)
+        const wire = proxy.sent().subarray(before).toString('latin1')
+        // a plain query sends its text every time; a prepared one, once, then only its name
+        expect(wire.split('from "invoices" where "id" = $1').length - 1).toBe(1)
+        expect(wire).toContain('invoice-by-id')
+        expect(await store.transaction((tx) => tx.invoices.findById(inv.id))).toEqual(inv)
+        expect(await store.invoices.findByOrderId(m.id, inv.orderId)).toEqual(inv)
+      } finally {
+        await proxy.stop()
+      }
     })
   })
 })

@@ -31,10 +31,12 @@ export interface TcpProxy {
   freeze(): void
   /** Forwards again what was held back and what follows. */
   thaw(): void
+  /** What clients sent through the proxy so far (recorded only when started with `{ record: true }`). */
+  sent(): Buffer
 }
 
 /** A TCP forwarder on 127.0.0.1 to the host and port of `target` (a URL). */
-export async function startProxy(target: string): Promise<TcpProxy> {
+export async function startProxy(target: string, opts: { record?: boolean } = {}): Promise<TcpProxy> {
   const t = new URL(target)
   const targetHost = t.hostname
   const targetPort = Number(t.port || 5432)
@@ -42,6 +44,7 @@ export async function startProxy(target: string): Promise<TcpProxy> {
   let server: Server | undefined
   let port = 0
   let frozen = false
+  const recorded: Buffer[] = []
   const dropAll = (): void => {
     for (const s of sockets) s.destroy()
   }
@@ -57,6 +60,7 @@ export async function startProxy(target: string): Promise<TcpProxy> {
           upstream.destroy()
         })
       }
+      if (opts.record === true) client.on('data', (chunk: Buffer) => recorded.push(chunk))
       client.pipe(upstream).pipe(client)
     })
     await new Promise<void>((r) => srv.listen(port, '127.0.0.1', r))
@@ -76,6 +80,7 @@ export async function startProxy(target: string): Promise<TcpProxy> {
       frozen = false
       for (const s of sockets) s.resume()
     },
+    sent: () => Buffer.concat(recorded),
     async stop() {
       const srv = server
       server = undefined

@@ -18,7 +18,7 @@ import {
   type Database,
 } from './schema.js'
 import type { Guard } from './unavailable.js'
-import { QueryCache, type DirectRead } from './query-cache.js'
+import { QueryCache, type FastReads } from './query-cache.js'
 
 function firstInvoice(rows: readonly Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number]>[]): Invoice | undefined {
   const row = rows[0]
@@ -34,14 +34,14 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   readonly #guard: Guard
   readonly #cache: QueryCache
 
-  readonly #direct: DirectRead | undefined
+  readonly #fast: FastReads
 
-  /** `direct`: only for the repo over the plain database (reads outside transactions), where the adapter has one. */
-  constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache(), direct?: DirectRead) {
+  /** `fast`: only for the repo over the plain database (reads outside transactions), where the adapter has them. */
+  constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache(), fast: FastReads = {}) {
     this.#db = db
     this.#guard = guard
     this.#cache = cache
-    this.#direct = direct
+    this.#fast = fast
   }
 
   findById(id: InvoiceId): Promise<Invoice | undefined> {
@@ -52,7 +52,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       [id],
       this.#guard,
       firstInvoice,
-      this.#direct,
+      this.#fast,
     )
   }
 
@@ -72,7 +72,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       [merchantId, orderId],
       this.#guard,
       firstInvoice,
-      this.#direct,
+      this.#fast,
     )
   }
 

@@ -8,7 +8,7 @@ import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from '.
 import { KyselyDeliveryRepo } from './delivery-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './invoice-repo.js'
 import { migrationProvider } from './migrations/index.js'
-import { QueryCache, type DirectRead } from './query-cache.js'
+import { QueryCache, type DirectRead, type FastReads, type PreparedRead } from './query-cache.js'
 import type { Database, SqlDialect } from './schema.js'
 import { createGuard, translateUnavailable, type Guard } from './unavailable.js'
 
@@ -22,11 +22,13 @@ export interface KyselyStoreOptions {
   readonly probe?: () => Promise<void>
   /** Synchronous committed reads for the hot lookups outside transactions, where the adapter has them (SQLite). */
   readonly directRead?: DirectRead
+  /** Named prepared statements for the same lookups, where the adapter has them (PostgreSQL). */
+  readonly preparedRead?: PreparedRead
 }
 
-function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: QueryCache, direct?: DirectRead): Tx {
+function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: QueryCache, fast?: FastReads): Tx {
   return {
-    invoices: new KyselyInvoiceRepo(db, guard, cache, direct),
+    invoices: new KyselyInvoiceRepo(db, guard, cache, fast),
     events: new KyselyEventRepo(db, guard),
     merchants: new KyselyMerchantRepo(db, guard),
     apiKeys: new KyselyApiKeyRepo(db, guard),
@@ -40,7 +42,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
   // The Store's readers run on the plain database, outside any transaction.
   // Compiled hot lookups, shared by the readers and every transaction's repos (the SQL is the same).
   const cache = new QueryCache()
-  const top = repos(db, guard, opts.dialect, cache, opts.directRead)
+  const top = repos(db, guard, opts.dialect, cache, { direct: opts.directRead, prepared: opts.preparedRead })
   return {
     // The guard also covers begin/commit; errors thrown by `fn` itself pass through it unchanged.
     transaction: (fn) => guard(db.transaction().execute((trx) => fn(repos(trx, guard, opts.dialect, cache)))),
