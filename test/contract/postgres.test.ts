@@ -227,6 +227,25 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       }
     })
 
+    it('when a migration changes a prepared lookup\'s columns under it, then the lookup answers with the new columns and prepared statements are turned off once', async () => {
+      const pool = onePool()
+      const table = `prepared_${Math.random().toString(36).slice(2)}`
+      try {
+        const off: Error[] = []
+        const read = createPreparedRead(pool, (err) => off.push(err))
+        await pool.query(`create table ${table} (a int)`)
+        await pool.query(`insert into ${table} values (1)`)
+        const all = CompiledQuery.raw(`select * from ${table}`)
+        expect((await read('table-lookup', all)).rows).toEqual([{ a: 1 }])
+        await pool.query(`alter table ${table} add column b int`)
+        expect((await read('table-lookup', all)).rows).toEqual([{ a: 1, b: null }])
+        expect(off.map((e) => e.message)).toEqual(['cached plan must not change result type'])
+      } finally {
+        await pool.query(`drop table if exists ${table}`)
+        await pool.end()
+      }
+    })
+
     it('when a lookup fails for another reason, then the error is the database\'s and prepared statements stay on', async () => {
       const pool = onePool()
       try {

@@ -71,8 +71,12 @@ export function isPostgresUnavailable(err: unknown): boolean {
 }
 
 // 26000 invalid_sql_statement_name ("prepared statement … does not exist"), 42P05 duplicate_prepared_statement:
-// the server's prepared statements are not the ones the client prepared on that connection.
+// the server's prepared statements are not the ones the client prepared on that connection. 0A000 with this
+// message: a migration changed a prepared statement's result columns under it.
 const LOST_STATEMENT_CODES = new Set(['26000', '42P05'])
+const STALE_PLAN = 'cached plan must not change result type'
+const lostStatement = (err: unknown): err is Error =>
+  err instanceof Error && (LOST_STATEMENT_CODES.has(String((err as { code?: unknown }).code)) || err.message.includes(STALE_PLAN))
 
 /**
  * The hot lookups outside transactions (an invoice by id, by order_id) as named prepared statements: PostgreSQL
@@ -82,7 +86,8 @@ const LOST_STATEMENT_CODES = new Set(['26000', '42P05'])
  * A connection pooler that hands one client connection several server connections in turn (PgBouncer in
  * transaction mode before 1.21, or without `max_prepared_statements`) loses them between calls: the first such
  * error turns prepared statements off for this process (`onOff` is told, once), the lookup is run again as an
- * ordinary query, and every later one is too.
+ * ordinary query, and every later one is too. So does a migration that changes a prepared lookup's columns while
+ * the instance runs.
  */
 export function createPreparedRead(pool: Pool, onOff: (err: Error) => void): PreparedRead {
   let prepared = true
@@ -93,7 +98,7 @@ export function createPreparedRead(pool: Pool, onOff: (err: Error) => void): Pre
         const { rows } = await pool.query({ name, text: query.sql, values })
         return { rows }
       } catch (err) {
-        if (!(err instanceof Error) || !LOST_STATEMENT_CODES.has(String((err as { code?: unknown }).code))) throw err
+        if (!lostStatement(err)) throw err
         if (prepared) {
           prepared = false
           onOff(err)
