@@ -64,6 +64,24 @@ describe('qrPng', () => {
     expect(gray(4 * 5, 4 * 5)).toBe(0)
   })
 
+  it('when decoded, then every pixel is its module: dark exactly where the QR matrix is, light in the quiet zone', () => {
+    for (const text of [PAY_URL, LONG_URL]) {
+      const matrix = QRCode.create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M', maskPattern: 0 }).modules
+      const image = PNG.sync.read(qrPng(text))
+      let wrong = 0
+      for (let y = 0; y < image.height; y++) {
+        for (let x = 0; x < image.width; x++) {
+          const r = Math.floor(y / 5) - 4
+          const c = Math.floor(x / 5) - 4
+          const inside = r >= 0 && c >= 0 && r < matrix.size && c < matrix.size
+          const dark = inside && matrix.get(r, c) === 1
+          if (image.data[(y * image.width + x) * 4] !== (dark ? 0 : 255)) wrong += 1
+        }
+      }
+      expect(wrong).toBe(0)
+    }
+  })
+
   it('for any URL-like string, a scanner reads back exactly the input', () => {
     const urls = fc.oneof(
       fc.uuid().map((id) => `http://localhost:8080/pay/${id}`),
