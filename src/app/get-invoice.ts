@@ -42,13 +42,12 @@ export async function getInvoiceInfo(deps: Pick<AppDeps, 'store'>, merchant: Mer
   if (merchantId !== merchant.id) {
     throw new AppError('merchant_mismatch', 'merchant_id does not belong to this API key')
   }
-  // one await: the hot path of every getInfo
-  const found = await (invoiceId !== undefined
-    ? deps.store.invoices.findById(invoiceId as InvoiceId)
-    : deps.store.invoices.findByOrderId(merchant.id, query.orderId ?? ''))
-  // another merchant's invoice reads as missing
-  if (found === undefined || found.merchantId !== merchant.id) throw notFound()
-  return found
+  const invoice =
+    invoiceId !== undefined
+      ? await findOwned(deps, merchant.id, invoiceId as InvoiceId)
+      : await deps.store.invoices.findByOrderId(merchant.id, query.orderId ?? '')
+  if (invoice === undefined) throw notFound()
+  return invoice
 }
 
 /** GET /api/v1/invoices/{id}: the merchant's own invoice or 404. */
