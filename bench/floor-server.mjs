@@ -2,7 +2,7 @@
 // needs and nothing else — no framework, no hooks, no promises, no validation beyond the two ids:
 //   the API key hashed (SHA-256) and looked up in a Map; the invoice read by id on a read-only connection to the
 //   bench's own SQLite file (WAL, a prepared statement in raw mode); the row mapped and viewed by the service's own
-//   code (dist/: rowToInvoice, invoiceView); JSON.stringify; the same 12 response headers; one pino access-log
+//   code (dist/: the driver's rowMaker, rowToInvoice, invoiceView); JSON.stringify; the same 12 response headers; one pino access-log
 //   line to a file; a prom-client counter and histogram.
 // It answers only the well-formed happy path the bench sends (anything else: 404), so it is not a service, only
 // a measure: how close to the bare server getInfo could come on this machine if the framework cost nothing.
@@ -12,6 +12,7 @@ import { hash, randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { INVOICE_COLUMNS, rowToInvoice } from '../dist/adapters/db/schema.js'
+import { rowMaker } from '../dist/adapters/db/sqlite-driver.js'
 import { invoiceView } from '../dist/domain/invoice-view.js'
 
 const require = createRequire(import.meta.url)
@@ -22,7 +23,7 @@ const { Counter, Histogram, Registry } = require('prom-client')
 const [port, dbFile, logFile] = process.argv.slice(2)
 const db = new Database(dbFile, { readonly: true })
 const byId = db.prepare(`select ${INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ')} from invoices where id = ?`).raw(true)
-const toRow = new Function('r', `return { ${INVOICE_COLUMNS.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')} }`)
+const toRow = rowMaker(INVOICE_COLUMNS)
 
 const keyHash = hash('sha256', process.env.FLOOR_API_KEY ?? '', 'hex')
 const merchantOfKey = new Map([[keyHash, db.prepare('select merchant_id from api_keys where hash = ?').pluck().get(keyHash)]])

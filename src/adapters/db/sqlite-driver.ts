@@ -124,7 +124,7 @@ class StatementCache {
  * of our own statements and are written as JSON string literals, so no name can be read as code. A repeated name
  * keeps its last value, as better-sqlite3's own row objects do.
  */
-function rowMaker(columns: readonly string[]): (row: unknown[]) => Record<string, unknown> {
+export function rowMaker(columns: readonly string[]): (row: unknown[]) => Record<string, unknown> {
   const fields = columns.map((name, i) => `${JSON.stringify(name)}: row[${i}]`).join(', ')
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   return new Function('row', `return { ${fields} }`) as (row: unknown[]) => Record<string, unknown>
