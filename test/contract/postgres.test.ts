@@ -7,6 +7,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CompiledQuery } from 'kysely'
 import { createPreparedRead, isPostgresUnavailable, openPostgresStore, parseInt8 } from '../../src/adapters/db/postgres.js'
+import type { PreparedRead } from '../../src/adapters/db/query-cache.js'
 import type { Minor } from '../../src/domain/money.js'
 import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
 import { createTestSchema, IS_CI, MISSING_IN_CI, TEST_DATABASE_URL, type TestSchema } from '../helpers/postgres.js'
@@ -190,31 +191,30 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
   })
 
   describe('prepared hot lookups (createPreparedRead)', () => {
-    // One connection, so that the test's own queries see that connection's prepared statements.
-    const onePool = () => new pg.Pool({ connectionString: schema.url, max: 1 })
     const lookup = CompiledQuery.raw('select $1::text as answer', ['forty-two'])
     const preparedNames = async (pool: pg.Pool) =>
       (await pool.query<{ name: string }>('select name from pg_prepared_statements order by name')).rows.map((r) => r.name)
-
-    it('when a lookup runs, then it is a named prepared statement on its connection and answers the rows', async () => {
-      const pool = onePool()
+    /** A prepared read over a pool of one connection (the test's own queries see its prepared statements), and what it told `onOff`. */
+    const withPreparedRead = async (test: (pool: pg.Pool, read: PreparedRead, off: Error[]) => Promise<void>): Promise<void> => {
+      const pool = new pg.Pool({ connectionString: schema.url, max: 1 })
+      const off: Error[] = []
       try {
-        const read = createPreparedRead(pool, () => {
-          throw new Error('not expected')
-        })
-        expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
-        expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
-        expect(await preparedNames(pool)).toEqual(['answer-lookup'])
+        await test(pool, createPreparedRead(pool, (err) => off.push(err)), off)
       } finally {
         await pool.end()
       }
-    })
+    }
 
-    it('when the server loses the statement (a pooler in transaction mode), then the lookup still answers, prepared statements are turned off once, and later lookups are plain queries', async () => {
-      const pool = onePool()
-      try {
-        const off: Error[] = []
-        const read = createPreparedRead(pool, (err) => off.push(err))
+    it('when a lookup runs, then it is a named prepared statement on its connection and answers the rows', () =>
+      withPreparedRead(async (pool, read, off) => {
+        expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
+        expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
+        expect(await preparedNames(pool)).toEqual(['answer-lookup'])
+        expect(off).toEqual([])
+      }))
+
+    it('when the server loses the statement (a pooler in transaction mode), then the lookup still answers, prepared statements are turned off once, and later lookups are plain queries', () =>
+      withPreparedRead(async (pool, read, off) => {
         await read('answer-lookup', lookup)
         // what a pooler does when it hands the client another server connection: the statement is not there
         await pool.query('deallocate all')
@@ -222,43 +222,31 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
         expect(off.map((e) => (e as { code?: string }).code)).toEqual(['26000'])
         expect(await preparedNames(pool)).toEqual([])
-      } finally {
-        await pool.end()
-      }
-    })
+      }))
 
-    it('when a migration changes a prepared lookup\'s columns under it, then the lookup answers with the new columns and prepared statements are turned off once', async () => {
-      const pool = onePool()
-      const table = `prepared_${Math.random().toString(36).slice(2)}`
-      try {
-        const off: Error[] = []
-        const read = createPreparedRead(pool, (err) => off.push(err))
-        await pool.query(`create table ${table} (a int)`)
-        await pool.query(`insert into ${table} values (1)`)
-        const all = CompiledQuery.raw(`select * from ${table}`)
-        expect((await read('table-lookup', all)).rows).toEqual([{ a: 1 }])
-        await pool.query(`alter table ${table} add column b int`)
-        expect((await read('table-lookup', all)).rows).toEqual([{ a: 1, b: null }])
-        expect(off.map((e) => e.message)).toEqual(['cached plan must not change result type'])
-      } finally {
-        await pool.query(`drop table if exists ${table}`)
-        await pool.end()
-      }
-    })
+    it('when a migration changes a prepared lookup\'s columns under it, then the lookup answers with the new columns and prepared statements are turned off once', () =>
+      withPreparedRead(async (pool, read, off) => {
+        const table = `prepared_${Math.random().toString(36).slice(2)}`
+        try {
+          await pool.query(`create table ${table} (a int)`)
+          await pool.query(`insert into ${table} values (1)`)
+          const all = CompiledQuery.raw(`select * from ${table}`)
+          expect((await read('table-lookup', all)).rows).toEqual([{ a: 1 }])
+          await pool.query(`alter table ${table} add column b int`)
+          expect((await read('table-lookup', all)).rows).toEqual([{ a: 1, b: null }])
+          expect(off.map((e) => e.message)).toEqual(['cached plan must not change result type'])
+        } finally {
+          await pool.query(`drop table if exists ${table}`)
+        }
+      }))
 
-    it('when a lookup fails for another reason, then the error is the database\'s and prepared statements stay on', async () => {
-      const pool = onePool()
-      try {
-        const off: Error[] = []
-        const read = createPreparedRead(pool, (err) => off.push(err))
+    it('when a lookup fails for another reason, then the error is the database\'s and prepared statements stay on', () =>
+      withPreparedRead(async (pool, read, off) => {
         await expect(read('broken-lookup', CompiledQuery.raw('select 1 / $1::int as answer', [0]))).rejects.toMatchObject({ code: '22012' })
         await read('answer-lookup', lookup)
         expect(off).toEqual([])
         expect(await preparedNames(pool)).toContain('answer-lookup')
-      } finally {
-        await pool.end()
-      }
-    })
+      }))
 
     it('when the store looks an invoice up outside a transaction, then the SQL crosses the wire once per connection and the answer is what a transaction reads', async () => {
       const proxy = await startProxy(schema.url, { record: true })
