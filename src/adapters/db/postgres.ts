@@ -99,6 +99,7 @@ export function createPreparedRead(pool: Pool, onOff: (err: Error) => void): Pre
         return { rows }
       } catch (err) {
         if (!lostStatement(err)) throw err
+        // another lookup in flight meanwhile may have turned them off already: tell once
         if (prepared) {
           prepared = false
           onOff(err)
