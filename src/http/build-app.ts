@@ -5,6 +5,7 @@ import { registerMetrics } from './plugins/metrics.js'
 import type { HttpDeps, HttpOptions } from './deps.js'
 import { frameworkErrors, registerProblemJson } from './plugins/problem-json.js'
 import { registerRequestId, requestIdOf } from './plugins/request-id.js'
+import { registerWriteBatching } from './plugins/write-batching.js'
 import { invoiceRoutes } from './routes/invoices.js'
 import { payRoutes } from './routes/pay.js'
 import { publicRoutes } from './routes/public.js'
@@ -39,6 +40,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   app.removeContentTypeParser('text/plain')
 
   registerRequestId(app)
+  registerWriteBatching(app)
   registerProblemJson(app)
   for (const schema of [
     FieldErrorSchema,

@@ -1,0 +1,80 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import { afterEach, describe, expect, it } from 'vitest'
+import { registerWriteBatching } from './write-batching.js'
+
+/** An app whose route answers at once (no promise in between) and that records when each answer is handled and written. */
+function recordingApp(opts: { batching: boolean; failEndOf?: string }): { app: FastifyInstance; events: string[]; flushes: () => number } {
+  const app = Fastify({ logger: false })
+  const events: string[] = []
+  const batching = opts.batching ? registerWriteBatching(app) : { flushes: () => 0 }
+  app.addHook('onRequest', (request, reply, done) => {
+    const id = (request.query as { id: string }).id
+    const end = reply.raw.end.bind(reply.raw) as (...args: unknown[]) => unknown
+    reply.raw.end = ((...args: unknown[]) => {
+      if (id === opts.failEndOf) throw new Error('the socket is gone')
+      events.push(`written ${id}`)
+      return end(...args)
+    }) as typeof reply.raw.end
+    done()
+  })
+  app.get('/answer', (request, reply) => {
+    const id = (request.query as { id: string }).id
+    events.push(`handled ${id}`)
+    void reply.send({ id })
+  })
+  return { app, events, flushes: batching.flushes }
+}
+
+describe('answers written together at the end of the event loop pass', () => {
+  let app: FastifyInstance | undefined
+  afterEach(async () => {
+    await app?.close()
+    app = undefined
+  })
+
+  it('when three requests are handled in one pass, then all three are written after the last one is handled, in order', async () => {
+    const r = recordingApp({ batching: true })
+    app = r.app
+    const answers = await Promise.all(['a', 'b', 'c'].map((id) => r.app.inject({ url: `/answer?id=${id}` })))
+    expect(answers.map((a) => a.json())).toEqual([{ id: 'a' }, { id: 'b' }, { id: 'c' }])
+    expect(r.events).toEqual(['handled a', 'handled b', 'handled c', 'written a', 'written b', 'written c'])
+    expect(r.flushes()).toBe(1)
+  })
+
+  it('without it, each answer is written as soon as it is handled (what the test above tells apart)', async () => {
+    const r = recordingApp({ batching: false })
+    app = r.app
+    await Promise.all(['a', 'b'].map((id) => r.app.inject({ url: `/answer?id=${id}` })))
+    expect(r.events).toEqual(['handled a', 'written a', 'handled b', 'written b'])
+  })
+
+  it('when requests arrive in separate passes, then each pass writes its own answers without waiting for later ones', async () => {
+    const r = recordingApp({ batching: true })
+    app = r.app
+    expect((await r.app.inject({ url: '/answer?id=a' })).json()).toEqual({ id: 'a' })
+    expect((await r.app.inject({ url: '/answer?id=b' })).json()).toEqual({ id: 'b' })
+    expect(r.flushes()).toBe(2)
+  })
+
+  it('when writing one answer throws, then the other answers of the pass are still written', async () => {
+    const r = recordingApp({ batching: true, failEndOf: 'a' })
+    app = r.app
+    void r.app.inject({ url: '/answer?id=a' }).catch(() => undefined)
+    const b = await r.app.inject({ url: '/answer?id=b' })
+    expect(b.json()).toEqual({ id: 'b' })
+    expect(r.events).toContain('written b')
+    expect(r.events).not.toContain('written a')
+  })
+
+  it('when a handler fails, then its error answer goes through the same batch', async () => {
+    const a = Fastify({ logger: false })
+    app = a
+    const batching = registerWriteBatching(a)
+    a.get('/fail', async () => {
+      throw Object.assign(new Error('no'), { statusCode: 409 })
+    })
+    const answers = await Promise.all([a.inject({ url: '/fail' }), a.inject({ url: '/fail' })])
+    expect(answers.map((x) => x.statusCode)).toEqual([409, 409])
+    expect(batching.flushes()).toBe(1)
+  })
+})

@@ -1,0 +1,53 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+
+type SendDone = (err: Error | null, payload?: unknown) => void
+
+/**
+ * Answers written together: every answer finished during one pass of the event loop over its ready sockets is
+ * written at the end of that pass (a `setImmediate`), one after the other, instead of each in the middle of the
+ * pass as soon as its handler is done.
+ *
+ * Why: writing to a TCP connection whose reader sleeps wakes that reader (the client, a proxy or a load
+ * balancer), and a wake-up costs the writer a scheduler call and, under a hypervisor, an inter-processor interrupt:
+ * ≈ 16 % of a getInfo answer's CPU here when answers leave one by one, ~30 µs apart. Written back to back, the
+ * first answer wakes the reader and the others reach it while it is still awake. Nothing waits longer than the
+ * rest of the pass it arrived in (the handlers of the other requests that were ready with it); with one request in
+ * flight the answer leaves in the same loop iteration, as before.
+ *
+ * Order is kept: answers are written in the order their handlers finished, and `onResponse` (the access log,
+ * metrics) still runs once the answer is written. An answer that fails to write does not hold back the others.
+ */
+export function registerWriteBatching(app: FastifyInstance): { readonly flushes: () => number } {
+  // parallel arrays: one `done` and its payload per answer, no closure per request
+  let dones: SendDone[] = []
+  let payloads: unknown[] = []
+  let scheduled = false
+  let flushes = 0
+
+  const flush = (): void => {
+    scheduled = false
+    flushes += 1
+    const d = dones
+    const p = payloads
+    dones = []
+    payloads = []
+    for (let i = 0; i < d.length; i += 1) {
+      try {
+        ;(d[i] as SendDone)(null, p[i])
+      } catch (err) {
+        // Fastify answers a failed send itself; this only keeps one bad answer from stranding the rest
+        app.log.error({ err }, 'writing an answer failed')
+      }
+    }
+  }
+
+  app.addHook('onSend', (_request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: SendDone) => {
+    dones.push(done)
+    payloads.push(payload)
+    if (!scheduled) {
+      scheduled = true
+      setImmediate(flush)
+    }
+  })
+  return { flushes: () => flushes }
+}
