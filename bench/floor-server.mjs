@@ -3,7 +3,9 @@
 //   the API key hashed (SHA-256) and looked up in a Map; the invoice read by id on a read-only connection to the
 //   bench's own SQLite file (WAL, a prepared statement in raw mode); the row mapped and viewed by the service's own
 //   code (dist/: the driver's rowMaker, rowToInvoice, invoiceView); JSON.stringify; the same 12 response headers; one pino access-log
-//   line to a file; a prom-client counter and histogram.
+//   line to a file; a prom-client counter and histogram. It writes its answers and shares its read snapshot as the
+//   service does: the answers of one event-loop pass written together at its end, the reads of one pass in one
+//   read transaction.
 // It answers only the well-formed happy path the bench sends (anything else: 404), so it is not a service, only
 // a measure: how close to the bare server getInfo could come on this machine if the framework cost nothing.
 //
@@ -24,6 +26,20 @@ const [port, dbFile, logFile] = process.argv.slice(2)
 const db = new Database(dbFile, { readonly: true })
 const byId = db.prepare(`select ${INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ')} from invoices where id = ?`).raw(true)
 const toRow = rowMaker(INVOICE_COLUMNS)
+const begin = db.prepare('begin')
+const commit = db.prepare('commit')
+let snapshot = false
+const endSnapshot = () => {
+  snapshot = false
+  commit.run()
+}
+// answers waiting for the end of the pass: response, body, response, body…
+let waiting = []
+const flush = () => {
+  const batch = waiting
+  waiting = []
+  for (let i = 0; i < batch.length; i += 2) batch[i].end(batch[i + 1])
+}
 
 const keyHash = hash('sha256', process.env.FLOOR_API_KEY ?? '', 'hex')
 const merchantOfKey = new Map([[keyHash, db.prepare('select merchant_id from api_keys where hash = ?').pluck().get(keyHash)]])
@@ -42,6 +58,11 @@ createServer((req, res) => {
   const merchantId = q.get('merchant_id')
   const invoiceId = q.get('invoice_id')
   const key = req.headers['x-api-key']
+  if (!snapshot) {
+    begin.run()
+    snapshot = true
+    setImmediate(endSnapshot)
+  }
   const row = typeof key === 'string' && UUID.test(merchantId) && UUID.test(invoiceId) && merchantOfKey.get(hash('sha256', key, 'hex')) === merchantId ? byId.get(invoiceId) : undefined
   if (row === undefined || row[1] !== merchantId) {
     res.writeHead(404).end()
@@ -50,7 +71,8 @@ createServer((req, res) => {
   const body = JSON.stringify(invoiceView(rowToInvoice(toRow(row)), new Date()))
   const reqId = randomUUID()
   res.writeHead(200, [...SECURITY, 'x-request-id', reqId, 'ratelimit-limit', '200', 'ratelimit-remaining', '199', 'ratelimit-reset', '1', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))])
-  res.end(body)
+  if (waiting.length === 0) setImmediate(flush)
+  waiting.push(res, body)
   const ms = performance.now() - started
   logger.info({ reqId, method: req.method, url: req.url, statusCode: 200, ms: Math.round(ms * 100) / 100 }, 'request completed')
   requests.inc()

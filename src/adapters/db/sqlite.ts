@@ -11,7 +11,7 @@ import type { Store } from '../../ports/store.js'
 import { StoreUnavailableError } from '../../ports/store.js'
 import { createKyselyStore } from './kysely-store.js'
 import type { Database } from './schema.js'
-import { BetterSqliteDialect } from './sqlite-driver.js'
+import { BetterSqliteDialect, type SqliteReaders } from './sqlite-driver.js'
 import { translateUnavailable } from './unavailable.js'
 
 export interface SqliteStoreOptions {
@@ -66,19 +66,26 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     throw translateUnavailable(err, isSqliteUnavailable)
   }
 
-  // Committed-data reads on their own read-only connection (WAL), so they never see an unacknowledged batch.
-  let reader: BetterSqlite3.Database | undefined
+  // Committed-data reads on read-only connections of their own (WAL), so they never see an unacknowledged batch:
+  // one for reads outside transactions, one for the hot lookups answered synchronously (sqlite-driver.ts).
+  let readers: SqliteReaders | undefined
   if (!inMemory) {
+    const opened: BetterSqlite3.Database[] = []
     try {
-      reader = new BetterSqlite3(opts.path, { readonly: true, timeout: busyTimeoutMs })
-      reader.pragma('busy_timeout = 0') // as the writer's: waits happen in the driver
+      for (let i = 0; i < 2; i += 1) {
+        const reader = new BetterSqlite3(opts.path, { readonly: true, timeout: busyTimeoutMs })
+        opened.push(reader)
+        reader.pragma('busy_timeout = 0') // as the writer's: waits happen in the driver
+      }
     } catch (err) {
+      for (const db of opened) db.close()
       raw.close()
       throw translateUnavailable(err, isSqliteUnavailable)
     }
+    readers = { committed: opened[0] as BetterSqlite3.Database, hot: opened[1] as BetterSqlite3.Database }
   }
 
-  const dialect = new BetterSqliteDialect(raw, reader, { busyTimeoutMs })
+  const dialect = new BetterSqliteDialect(raw, readers, { busyTimeoutMs })
   const db = new Kysely<Database>({ dialect })
   return createKyselyStore(db, {
     dialect: 'sqlite',
