@@ -14,6 +14,7 @@ import { systemClock } from './adapters/system/clock.js'
 import { nodeSecrets } from './adapters/system/secrets.js'
 import { createUuidV7 } from './adapters/system/uuid-v7.js'
 import { createEventSignal } from './adapters/system/event-signal.js'
+import { LogWriter } from './adapters/system/log-writer.js'
 import { createWebhookMetrics } from './adapters/metrics/webhook-metrics.js'
 import { hmacSigner } from './adapters/webhook-http/sign.js'
 import { createUndiciTransport } from './adapters/webhook-http/undici-transport.js'
@@ -70,10 +71,9 @@ export interface RuntimeOverrides {
 
 export function createLogger(config: Config): Logger {
   // Asynchronous writes: a synchronous write per log line blocks the event loop on every request. Lines that
-  // arrive while a write is in flight are batched into the next one; shutdown flushes what is queued.
-  // The batch is cut at 4 KiB, not sonic-boom's 16: it measures the UTF-8 length of the open batch on every line,
-  // so its cost per line grows with the batch (a fifth of a getInfo request's instructions at 16 KiB under load).
-  const destination = pino.destination({ dest: 1, sync: false, maxWrite: 4096 })
+  // arrive while a write is under way all go into the next one (log-writer.ts: why not pino.destination);
+  // shutdown flushes what is queued, and an exit writes what is left synchronously.
+  const destination = new LogWriter(1)
   return pino({
     level: config.logLevel,
     // Defence in depth: no code logs these, and if one ever did they would still not reach the log.
