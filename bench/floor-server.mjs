@@ -3,7 +3,7 @@
 //   the API key hashed (SHA-256) and looked up in a Map; the invoice read by id on a read-only connection to the
 //   bench's own SQLite file (WAL, a prepared statement in raw mode); the row mapped and viewed by the service's own
 //   code (dist/: the driver's rowMaker, rowToInvoice, invoiceView); JSON.stringify; the same 12 response headers; one pino access-log
-//   line to a file; a prom-client counter and histogram. It writes its answers and shares its read snapshot as the
+//   line to a file (through the service's own log writer); a prom-client counter and histogram. It writes its answers and shares its read snapshot as the
 //   service does: the answers of one event-loop pass written together at its end, the reads of one pass in one
 //   read transaction.
 // It answers only the well-formed happy path the bench sends (anything else: 404), so it is not a service, only
@@ -11,11 +11,13 @@
 //
 //   node bench/floor-server.mjs <port> <sqlite file> <log file>   (the API key in FLOOR_API_KEY)
 import { hash, randomUUID } from 'node:crypto'
+import { openSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { INVOICE_COLUMNS, rowToInvoice } from '../dist/adapters/db/schema.js'
 import { rowMaker } from '../dist/adapters/db/sqlite-driver.js'
 import { invoiceView } from '../dist/domain/invoice-view.js'
+import { LogWriter } from '../dist/adapters/system/log-writer.js'
 
 const require = createRequire(import.meta.url)
 const Database = require('better-sqlite3')
@@ -44,7 +46,7 @@ const flush = () => {
 const keyHash = hash('sha256', process.env.FLOOR_API_KEY ?? '', 'hex')
 const merchantOfKey = new Map([[keyHash, db.prepare('select merchant_id from api_keys where hash = ?').pluck().get(keyHash)]])
 
-const logger = pino({ level: 'info' }, pino.destination({ dest: logFile, sync: false, maxWrite: 4096 }))
+const logger = pino({ level: 'info' }, new LogWriter(openSync(logFile, 'a')))
 const registry = new Registry()
 const requests = new Counter({ name: 'http_requests_total', help: 'requests', labelNames: ['method', 'route', 'status_code'], registers: [registry] }).labels('GET', '/api/invoice/getInfo', '200')
 const latency = new Histogram({ name: 'http_request_duration_seconds', help: 'latency', labelNames: ['method', 'route'], registers: [registry] }).labels('GET', '/api/invoice/getInfo')
