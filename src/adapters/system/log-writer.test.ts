@@ -52,30 +52,6 @@ describe('LogWriter (the log destination)', () => {
     expect(w.stats().writes).toBeLessThanOrEqual(51)
   })
 
-  it('when lines trickle in faster than the spacing, then they wait and go out in one write', async () => {
-    const w = new LogWriter(open('s.log'), { spacingMs: 50 })
-    w.write(line(0)) // the first goes out at once
-    for (let i = 1; i <= 5; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 2))
-      w.write(line(i))
-    }
-    await flushed(w)
-    expect(readFileSync(join(dir, 's.log'), 'utf8')).toBe([0, 1, 2, 3, 4, 5].map((i) => line(i)).join(''))
-    expect(w.stats().writes).toBe(2)
-  })
-
-  it('when flushed during the spacing, then it writes at once instead of waiting for it', async () => {
-    const w = new LogWriter(open('f.log'), { spacingMs: 60_000 })
-    w.write(line(0))
-    w.write(line(1))
-    await new Promise((resolve) => setImmediate(resolve)) // the first write is under way or done
-    w.write(line(2))
-    const started = performance.now()
-    await flushed(w)
-    expect(performance.now() - started).toBeLessThan(5_000)
-    expect(readFileSync(join(dir, 'f.log'), 'utf8')).toBe([0, 1, 2].map((i) => line(i)).join(''))
-  })
-
   it('when flushed with nothing waiting, then it calls back at once', async () => {
     const w = new LogWriter(open('c.log'))
     await flushed(w)

@@ -20,24 +20,15 @@ export class LogWriter {
   readonly #maxPendingBytes: number
   #pending: string[] = []
   #pendingBytes = 0
-  /** A write under way (including a wait after EAGAIN), or the wait before the next one (`#spacing`). */
+  /** A write under way (including a wait after EAGAIN). */
   #busy = false
-  #spacing: NodeJS.Timeout | undefined
-  readonly #spacingMs: number
-  #lastWriteAt = Number.NEGATIVE_INFINITY
   #dropped = 0
   #writes = 0
   #flushWaiters: Array<(err?: Error) => void> = []
 
-  /**
-   * `spacingMs`: a write starts at least this long after the one before it (lines arriving sooner wait and go
-   * together), unless a mebibyte is waiting. Each write costs the event loop's core ≈ 60 µs here whatever its size
-   * (the thread-pool hand-off and the file system's append), so under load fewer, larger writes are cheaper.
-   */
-  constructor(fd: number, opts: { maxPendingBytes?: number; spacingMs?: number } = {}) {
+  constructor(fd: number, opts: { maxPendingBytes?: number } = {}) {
     this.#fd = fd
     this.#maxPendingBytes = opts.maxPendingBytes ?? 64 * 1024 * 1024
-    this.#spacingMs = opts.spacingMs ?? 10
     exitFlush.add(this)
   }
 
@@ -49,8 +40,7 @@ export class LogWriter {
     }
     this.#pending.push(line)
     this.#pendingBytes += line.length
-    if (!this.#busy) this.#next()
-    else if (this.#spacing !== undefined && this.#pendingBytes >= EAGER_BYTES) this.#writeNow()
+    if (!this.#busy) this.#writeNext()
     return true
   }
 
@@ -61,7 +51,6 @@ export class LogWriter {
       return
     }
     this.#flushWaiters.push(cb)
-    if (this.#spacing !== undefined) this.#writeNow()
   }
 
   /** Writes what is waiting synchronously (at process exit); a write already under way is left to finish. */
@@ -100,9 +89,9 @@ export class LogWriter {
     return { text, lines, noticed }
   }
 
-  /** Writes what waits now, or once the spacing since the last write has passed; answers flushes when nothing waits. */
-  #next(): void {
-    if (this.#pending.length === 0) {
+  #writeNext(): void {
+    const batch = this.#takePending()
+    if (batch === undefined) {
       this.#busy = false
       const waiters = this.#flushWaiters
       this.#flushWaiters = []
@@ -110,28 +99,7 @@ export class LogWriter {
       return
     }
     this.#busy = true
-    const wait = this.#lastWriteAt + this.#spacingMs - performance.now()
-    if (wait <= 0 || this.#flushWaiters.length > 0 || this.#pendingBytes >= EAGER_BYTES) {
-      this.#writeNow()
-      return
-    }
-    this.#spacing = setTimeout(() => this.#writeNow(), wait)
-    this.#spacing.unref() // waiting lines do not keep the process alive; an exit writes them
-  }
-
-  #writeNow(): void {
-    if (this.#spacing !== undefined) {
-      clearTimeout(this.#spacing)
-      this.#spacing = undefined
-    }
-    const batch = this.#takePending()
-    if (batch === undefined) {
-      this.#next()
-      return
-    }
-    this.#busy = true
     this.#writes += 1
-    this.#lastWriteAt = performance.now()
     this.#writeFrom(Buffer.from(batch.text), 0, batch)
   }
 
@@ -150,13 +118,10 @@ export class LogWriter {
         this.#writeFrom(buf, off + written, batch)
         return
       }
-      this.#next()
+      this.#writeNext()
     })
   }
 }
-
-/** Waiting lines of this size are written without waiting for the spacing. */
-const EAGER_BYTES = 1024 * 1024
 
 function countLines(buf: Buffer, from: number): number {
   let n = 0
