@@ -70,19 +70,25 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
   // one for reads outside transactions, one for the hot lookups answered synchronously (sqlite-driver.ts).
   let readers: SqliteReaders | undefined
   if (!inMemory) {
-    const opened: BetterSqlite3.Database[] = []
-    try {
-      for (let i = 0; i < 2; i += 1) {
-        const reader = new BetterSqlite3(opts.path, { readonly: true, timeout: busyTimeoutMs })
-        opened.push(reader)
+    const openReader = (): BetterSqlite3.Database => {
+      const reader = new BetterSqlite3(opts.path, { readonly: true, timeout: busyTimeoutMs })
+      try {
         reader.pragma('busy_timeout = 0') // as the writer's: waits happen in the driver
+      } catch (err) {
+        reader.close()
+        throw err
       }
+      return reader
+    }
+    let committed: BetterSqlite3.Database | undefined
+    try {
+      committed = openReader()
+      readers = { committed, hot: openReader() }
     } catch (err) {
-      for (const db of opened) db.close()
+      committed?.close()
       raw.close()
       throw translateUnavailable(err, isSqliteUnavailable)
     }
-    readers = { committed: opened[0] as BetterSqlite3.Database, hot: opened[1] as BetterSqlite3.Database }
   }
 
   const dialect = new BetterSqliteDialect(raw, readers, { busyTimeoutMs })
