@@ -37,6 +37,7 @@ import {
 const STATEMENT_CACHE_SIZE = 256
 const BEGIN = CompiledQuery.raw('begin')
 const COMMIT = CompiledQuery.raw('commit')
+const ROLLBACK = CompiledQuery.raw('rollback')
 
 /** The read-only connections of a file database: `committed` for reads outside transactions, `hot` for `readNow`. */
 export interface SqliteReaders {
@@ -306,7 +307,7 @@ class GroupCommitDriver implements Driver {
       hot.run(COMMIT)
     } catch {
       // a read transaction has nothing to keep: if it cannot be committed, it is rolled back
-      if (hot.db.inTransaction) hot.db.prepare('rollback').run()
+      if (hot.db.inTransaction) hot.run(ROLLBACK)
     }
   }
 
@@ -323,7 +324,7 @@ class GroupCommitDriver implements Driver {
       const left = Math.max(0, maxWaitMs - (performance.now() - started))
       if (this.#writer.db.inTransaction) return // our own batch holds the write lock: writes are going through
       await this.#writeLock.run(() => this.#writer.run(CompiledQuery.raw('begin immediate')), left)
-      this.#writer.run(CompiledQuery.raw('rollback'))
+      this.#writer.run(ROLLBACK)
     } finally {
       this.#mutex.unlock()
     }
@@ -374,7 +375,7 @@ class GroupCommitDriver implements Driver {
     try {
       this.#writer.run(COMMIT)
     } catch (err) {
-      if (db.inTransaction) this.#writer.run(CompiledQuery.raw('rollback'))
+      if (db.inTransaction) this.#writer.run(ROLLBACK)
       for (const w of waiting) w.reject(err)
       return
     }
@@ -387,7 +388,7 @@ class GroupCommitDriver implements Driver {
     this.#waiting = []
     for (const w of waiting) w.reject(err)
     const db = this.#writer.db
-    if (db.open && db.inTransaction) this.#writer.run(CompiledQuery.raw('rollback'))
+    if (db.open && db.inTransaction) this.#writer.run(ROLLBACK)
   }
 }
 
