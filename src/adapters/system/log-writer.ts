@@ -11,7 +11,8 @@ import { write as fsWrite, writeSync } from 'node:fs'
  * as the load lasted. Here a line costs an array push, and one write takes the whole backlog.
  *
  * A destination that stops taking data (a pipe whose reader stalls) cannot make the process run out of memory:
- * past `maxPendingBytes` waiting, lines are dropped and counted, and the log says how many once it moves again.
+ * past `maxPendingBytes` waiting (counted in UTF-16 code units: one byte each for ASCII, up
+ * to three for other text), lines are dropped and counted, and the log says how many once it moves again.
  * EAGAIN (a non-blocking pipe that is full) is waited out; a short write is continued; any other error drops that
  * write's lines, counted the same way. Lines still waiting when the process exits are written synchronously then.
  */
