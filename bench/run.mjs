@@ -27,6 +27,7 @@ import {
   waitFor,
   wrkScript,
 } from './lib.mjs'
+import { coreShares, coreTimes, processCpuSeconds } from './cpu.mjs'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -78,11 +79,11 @@ if (DATABASE_URL === undefined) {
 const IDS = invoiceRequestsLua(join(work, 'ids.txt'), merchant)
 const lua = (body) => wrkScript(work, body)
 const profiles = [
-  { name: 'bare node:http (the limit)', url: `http://127.0.0.1:${BARE_PORT}/`, script: lua('') },
-  ...(floor === undefined ? [] : [{ name: 'floor: getInfo\'s own work without the framework', url: `http://127.0.0.1:${FLOOR_PORT}/`, script: lua(`${IDS}\nrequest = getinfo`) }]),
-  { name: 'getInfo', url: base, script: lua(`${IDS}\nrequest = getinfo`) },
-  { name: 'create', url: base, script: lua(`${IDS}\nrequest = create`) },
-  { name: 'mixed (80% getInfo, 20% create)', url: base, script: lua(`${IDS}\nrequest = function() if math.random() < 0.8 then return getinfo() end return create() end`) },
+  { name: 'bare node:http (the limit)', url: `http://127.0.0.1:${BARE_PORT}/`, pid: bare.pid, script: lua('') },
+  ...(floor === undefined ? [] : [{ name: 'floor: getInfo\'s own work without the framework', url: `http://127.0.0.1:${FLOOR_PORT}/`, pid: floor.pid, script: lua(`${IDS}\nrequest = getinfo`) }]),
+  { name: 'getInfo', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = getinfo`) },
+  { name: 'create', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = create`) },
+  { name: 'mixed (80% getInfo, 20% create)', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = function() if math.random() < 0.8 then return getinfo() end return create() end`) },
 ]
 
 // The service's own time per request over a profile, from its access log (`ms`: from the request's arrival in
@@ -100,14 +101,21 @@ const results = []
 for (const p of profiles) {
   if (WARMUP > 0) runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: WARMUP })
   const from = p.url === base ? logSize() : undefined
+  const cpuBefore = processCpuSeconds(p.pid)
+  const coresBefore = coreTimes()
   const r = runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: DURATION })
+  const cpuAfter = processCpuSeconds(p.pid)
+  const coresAfter = coreTimes()
+  // the server process's CPU (all its threads) per answered request, and how busy each core was meanwhile
+  const cpu_us_per_request = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests
+  const cores = coresBefore === undefined || coresAfter === undefined ? undefined : coreShares(coresBefore, coresAfter)
   let server
   if (from !== undefined) {
     // the log is written asynchronously: a moment for its last lines
     await new Promise((done) => setTimeout(done, 500))
     server = serverTimes(from)
   }
-  results.push({ profile: p.name, rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms, errors: r.errors, server_time: server })
+  results.push({ profile: p.name, rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms, errors: r.errors, server_time: server, cpu_us_per_request, cores })
 }
 const limit = results[0].rps
 for (const r of results) r.ratio = r.rps / limit
@@ -119,11 +127,16 @@ await service.stop()
 const machine = machineInfo()
 console.log(`\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; ${hasTaskset ? 'server on core 0, wrk on core 1' : 'not pinned (no taskset)'}`)
 console.log(`database: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite (synchronous=full)'}; ${CONNECTIONS} connections, ${DURATION} s per profile after ${WARMUP} s of warm-up, ${SEED} seeded invoices\n`)
-console.log('| profile | req/s | p50 ms | p99 ms | errors | ratio to bare | time in the service p99 / max ms |')
-console.log('|---|---:|---:|---:|---:|---:|---:|')
+// CPU columns: the server's CPU time per request, and each core's busy share (with pinning, the server's core
+// first, then wrk's): a core near 100 % is where the profile's limit is.
+const withCpu = results.every((r) => r.cpu_us_per_request !== undefined && r.cores !== undefined)
+const coresHeading = hasTaskset ? 'busy: server core / wrk core' : 'busy: each core'
+console.log(`| profile | req/s | p50 ms | p99 ms | errors | ratio to bare | time in the service p99 / max ms |${withCpu ? ` server CPU µs/request | ${coresHeading} |` : ''}`)
+console.log(`|---|---:|---:|---:|---:|---:|---:|${withCpu ? '---:|---:|' : ''}`)
 for (const r of results) {
   const own = r.server_time === undefined ? '' : `${r.server_time.p99_ms.toFixed(2)} / ${r.server_time.max_ms.toFixed(1)}`
-  console.log(`| ${r.profile} | ${Math.round(r.rps).toLocaleString('en')} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ${r.ratio.toFixed(2)} | ${own} |`)
+  const cpu = withCpu ? ` ${r.cpu_us_per_request.toFixed(1)} | ${r.cores.map((c) => `${Math.round(c.busy * 100)} %`).join(' / ')} |` : ''
+  console.log(`| ${r.profile} | ${Math.round(r.rps).toLocaleString('en')} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ${r.ratio.toFixed(2)} | ${own} |${cpu}`)
 }
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
 const file = join(ROOT, 'bench', 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
