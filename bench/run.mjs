@@ -7,6 +7,7 @@
 //   BENCH_DURATION=10  seconds per profile       BENCH_CONNECTIONS=50   wrk connections
 //   BENCH_SEED=3000    invoices seeded for getInfo     BENCH_WARMUP=3  seconds of the same load, unmeasured, first
 //   BENCH_DATABASE_URL=postgres://…  run the service on PostgreSQL instead of a fresh SQLite file
+//   BENCH_NODE_ARGS="--single-threaded-gc"  Node flags for the service (README: Operations, one core)
 //
 // Needs wrk (Debian: apt-get install wrk) and a built dist/ (npm run build). Writes bench/results/<time>.json.
 import { spawn } from 'node:child_process'
@@ -36,6 +37,7 @@ const SEED = Number(process.env.BENCH_SEED ?? 3000)
 // put p99s of 100–300 ms into 10-second measurements of a server whose steady p99 is near 10 ms.
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
 const DATABASE_URL = process.env.BENCH_DATABASE_URL
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '')
 const work = mkdtempSync(join(tmpdir(), 'invoice-bench-'))
 requireWrk()
 
@@ -46,7 +48,7 @@ const merchant = createMerchant(env)
 const PORT = 18080
 const BARE_PORT = 18081
 const FLOOR_PORT = 18082
-const service = await startService({ env, port: PORT, logFile: join(work, 'service.log'), core: 0 })
+const service = await startService({ env, port: PORT, logFile: join(work, 'service.log'), core: 0, nodeArgs: NODE_ARGS })
 
 const base = `http://127.0.0.1:${PORT}`
 const headers = { 'content-type': 'application/json', 'x-api-key': merchant.api_key }
@@ -126,7 +128,7 @@ await service.stop()
 
 const machine = machineInfo()
 console.log(`\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; ${hasTaskset ? 'server on core 0, wrk on core 1' : 'not pinned (no taskset)'}`)
-console.log(`database: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite (synchronous=full)'}; ${CONNECTIONS} connections, ${DURATION} s per profile after ${WARMUP} s of warm-up, ${SEED} seeded invoices\n`)
+console.log(`database: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite (synchronous=full)'}; ${CONNECTIONS} connections, ${DURATION} s per profile after ${WARMUP} s of warm-up, ${SEED} seeded invoices${NODE_ARGS.length > 0 ? `; service started with node ${NODE_ARGS.join(' ')}` : ''}\n`)
 // CPU columns: the server's CPU time per request, and each core's busy share (with pinning, the server's core
 // first, then wrk's): a core near 100 % is where the profile's limit is.
 const withCpu = results.every((r) => r.cpu_us_per_request !== undefined && r.cores !== undefined)
@@ -140,7 +142,7 @@ for (const r of results) {
 }
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
 const file = join(ROOT, 'bench', 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, database: DATABASE_URL ? 'postgres' : 'sqlite', connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, results }, null, 2))
+writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, database: DATABASE_URL ? 'postgres' : 'sqlite', node_args: NODE_ARGS, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, results }, null, 2))
 console.log(`\nwritten: ${file}`)
 rmSync(work, { recursive: true, force: true })
 
