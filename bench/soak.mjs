@@ -9,6 +9,7 @@
 //   SOAK_MIX=25,60,15    per cent of create, getInfo, pay
 //   SOAK_CONNECTIONS=64  client connections         SOAK_DATABASE_URL=postgres://…  instead of a fresh SQLite file
 //   SOAK_MAX_P99_MS=1000 the p99 latency (from the due time) a passing run stays under: it kept up with the rate
+//   SOAK_NODE_ARGS="--single-threaded-gc"  Node flags for the service (README: Operations, one core)
 //
 // The rate is held like wrk2 does: request i is due at start + i / rate whatever the server does, and its latency
 // is counted from when it was due, so a stall shows up in the percentiles instead of silently lowering the rate.
@@ -117,7 +118,8 @@ const callbackUrl = `http://127.0.0.1:${receiver.address().port}/hooks`
 
 const PORT = Number(process.env.SOAK_PORT ?? (await freePort()))
 const logFile = join(work, 'service.log')
-const svcArgs = [bin, 'serve']
+const nodeArgs = (process.env.SOAK_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '')
+const svcArgs = [...nodeArgs, bin, 'serve']
 const service = hasTaskset
   ? spawn('taskset', ['-c', '0', process.execPath, ...svcArgs], { env: { ...serviceEnv, PORT: String(PORT) }, stdio: ['ignore', openSync(logFile, 'a'), 'inherit'] })
   : spawn(process.execPath, svcArgs, { env: { ...serviceEnv, PORT: String(PORT) }, stdio: ['ignore', openSync(logFile, 'a'), 'inherit'] })
@@ -249,7 +251,7 @@ function readRss(pid) {
 }
 
 console.log(`soak: ${RATE} req/s for ${SECONDS} s (mix create/getInfo/pay ${MIX.join('/')} %), warm-up ${WARMUP} s, drain ${DRAIN} s, ${CONNECTIONS} connections`)
-console.log(`soak: service ${DATABASE_URL ? 'on PostgreSQL' : 'on SQLite (synchronous=full)'}, ${hasTaskset ? 'pinned to core 0, generator on core 1' : 'not pinned'}; log ${logFile}`)
+console.log(`soak: service ${DATABASE_URL ? 'on PostgreSQL' : 'on SQLite (synchronous=full)'}${nodeArgs.length > 0 ? ` started with node ${nodeArgs.join(' ')}` : ''}, ${hasTaskset ? 'pinned to core 0, generator on core 1' : 'not pinned'}; log ${logFile}`)
 const start = performance.now()
 const end = start + SECONDS * 1000
 let sent = 0
@@ -395,6 +397,7 @@ result.machine_load = {
   other_cpu_pct_mean: others.length === 0 ? null : Math.round(others.reduce((a, b) => a + b, 0) / others.length),
   other_cpu_pct_max: others.length === 0 ? null : Math.max(...others),
 }
+result.node_args = nodeArgs
 result.overloaded = overloaded
 result.kept_up = result.requests.latency_from_due_time.p99_ms <= MAX_P99_MS
 result.pass = !overloaded && result.kept_up && totalErrors === 0 && lost.length === 0 && hooks.badSignature === 0 && rssWithin && serviceExit?.code === 0
