@@ -101,6 +101,56 @@ describe.each(adapters)('RateLimiter contract: %s', (_name, make, skip) => {
   })
 })
 
+// The in-memory limiter keeps at most `maxEntries` keys and drops the one used longest ago. "Used" is refreshed
+// at most once a second per key (memory-rate-limiter.ts: moving a key on every request made V8 rebuild the map's
+// table in the old generation each time, and full garbage collections ran every ~2 s under load).
+describe('RateLimiter in memory: which key goes first when the map is full', () => {
+  const ip = '10.0.0.9'
+  // no refill worth counting: a bucket's `remaining` shows whether it was kept (spent) or dropped (full again)
+  const limiter = (clock: { t: number }): RateLimiter =>
+    createMemoryRateLimiter({ rps: 0.001, burst: 3, authFailLimit: 100, maxEntries: 2, now: () => clock.t })
+  const remaining = async (l: RateLimiter, key: string): Promise<number> => bucket(await l.takeForKey(key, ip)).remaining
+
+  it('when a key was used again a second or more after its last move, then it counts as recent and another key goes first', async () => {
+    const clock = { t: 0 }
+    const l = limiter(clock)
+    expect(await remaining(l, 'a')).toBe(2)
+    clock.t = 10
+    expect(await remaining(l, 'b')).toBe(2)
+    clock.t = 1500
+    expect(await remaining(l, 'a')).toBe(1) // moved: now the most recent
+    clock.t = 1600
+    expect(await remaining(l, 'c')).toBe(2) // the map is full: 'b' goes
+    expect(await remaining(l, 'a')).toBe(0) // kept, still spending its bucket
+    expect(await remaining(l, 'b')).toBe(2) // dropped: a fresh bucket
+  })
+
+  it('when a key is used again within a second of its last move, then its bucket is updated in place and it keeps its place', async () => {
+    const clock = { t: 0 }
+    const l = limiter(clock)
+    expect(await remaining(l, 'a')).toBe(2)
+    clock.t = 10
+    expect(await remaining(l, 'b')).toBe(2)
+    clock.t = 500
+    expect(await remaining(l, 'a')).toBe(1) // updated in place: still the oldest move
+    clock.t = 600
+    expect(await remaining(l, 'c')).toBe(2) // the map is full: 'a' goes
+    expect(await remaining(l, 'b')).toBe(1) // kept
+  })
+
+  it('when the clock steps back, then a used key moves rather than trusting an old order', async () => {
+    const clock = { t: 5000 }
+    const l = limiter(clock)
+    expect(await remaining(l, 'a')).toBe(2)
+    clock.t = 5010
+    expect(await remaining(l, 'b')).toBe(2)
+    clock.t = 100 // the wall clock was set back
+    expect(await remaining(l, 'a')).toBe(1) // moved
+    expect(await remaining(l, 'c')).toBe(2) // 'b' goes
+    expect(await remaining(l, 'a')).toBe(0)
+  })
+})
+
 describe.skipIf(SKIP_REDIS)('RateLimiter in Redis: shared by instances', () => {
   const open: RateLimiter[] = []
   afterAll(async () => {
