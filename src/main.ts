@@ -2,7 +2,6 @@
  * Composition root: the only module that wires adapters to use cases (ARCHITECTURE.md 2).
  * `invoice-service serve` (what `npm start` runs) and every CLI command start here.
  */
-import { availableParallelism } from 'node:os'
 import { pino, type Logger } from 'pino'
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
@@ -16,7 +15,6 @@ import { nodeSecrets } from './adapters/system/secrets.js'
 import { createUuidV7 } from './adapters/system/uuid-v7.js'
 import { createEventSignal } from './adapters/system/event-signal.js'
 import { LogWriter } from './adapters/system/log-writer.js'
-import { oneCoreGcAdvice } from './adapters/system/one-core-gc.js'
 import { createWebhookMetrics } from './adapters/metrics/webhook-metrics.js'
 import { hmacSigner } from './adapters/webhook-http/sign.js'
 import { createUndiciTransport } from './adapters/webhook-http/undici-transport.js'
@@ -264,8 +262,6 @@ export async function serve(config: Config): Promise<void> {
     if (released > 0) rt.logger.warn({ deliveries: released }, 'webhook claims left by a previous process released; those attempts are sent again')
   }
   await app.listen({ port: config.port, host: config.host })
-  const gcAdvice = oneCoreGcAdvice(availableParallelism(), process.execArgv)
-  if (gcAdvice !== undefined) rt.logger.info(gcAdvice)
   const workers = startWorkers(rt)
   let closing = false
   const shutdown = (signal: string): void => {

@@ -1,15 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer } from '../helpers/server-process.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
-// taskset (util-linux) pins a process to one core; in CI it must be there (nothing is skipped in CI)
-const hasTaskset = spawnSync('taskset', ['-V']).status === 0
-const ci = (process.env['CI'] ?? '') !== '' && process.env['CI'] !== 'false'
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -59,30 +55,6 @@ describe('invoice-service serve (the npm start path)', () => {
       child.kill('SIGTERM')
     }
     expect(await exited).toBe(0)
-  })
-
-  it.skipIf(!hasTaskset && !ci)('when started on one core, then it logs the --single-threaded-gc advice, and not when the flag is given', async () => {
-    const oneCore = ['taskset', '-c', '0']
-    const env = (name: string): Record<string, string> => ({ DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}`, LOG_LEVEL: 'info', NODE_ENV: 'production' })
-    const [plain, flagged] = await Promise.all([
-      startServer(env('one-core'), { prefix: oneCore }),
-      startServer(env('one-core-flag'), { prefix: oneCore, nodeArgs: ['--single-threaded-gc'] }),
-    ])
-    try {
-      // logged right after listening, through the asynchronous log writer: a moment for the line to arrive
-      const deadline = Date.now() + 5000
-      while (!plain.output.includes('one core available') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-      expect(plain.output).toMatch(/"level":30,.*"msg":"one core available: start Node with --single-threaded-gc/)
-      // the advice would come before the access-log line of the /readyz request that found the server ready
-      while (!flagged.output.includes('request completed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-      expect(flagged.output).toContain('request completed')
-      expect(flagged.output).not.toContain('one core available')
-    } finally {
-      plain.child.kill('SIGTERM')
-      flagged.child.kill('SIGTERM')
-    }
-    expect((await plain.exited).code).toBe(0)
-    expect((await flagged.exited).code).toBe(0)
   })
 
   it('when a configuration value is bad, then the start stops naming the variable', async () => {

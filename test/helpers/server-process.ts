@@ -28,20 +28,10 @@ export interface ServerProcess {
   readonly output: string
 }
 
-export interface StartOptions {
-  readonly port?: number
-  readonly readyTimeoutMs?: number
-  /** Flags for Node itself, before the script (e.g. `--single-threaded-gc`). */
-  readonly nodeArgs?: readonly string[]
-  /** A command that runs Node, e.g. `['taskset', '-c', '0']`. */
-  readonly prefix?: readonly string[]
-}
-
 /** Starts `invoice-service serve` with `env` (plus PATH and PORT) and waits until /readyz answers 200. */
-export async function startServer(env: Record<string, string>, opts: StartOptions = {}): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, opts: { port?: number; readyTimeoutMs?: number } = {}): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort())
-  const [command, ...args] = [...(opts.prefix ?? []), process.execPath, ...(opts.nodeArgs ?? []), BIN, 'serve']
-  const child = spawn(command ?? process.execPath, args, { env: { PATH: process.env['PATH'] ?? '', PORT: String(port), ...env } })
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { PATH: process.env['PATH'] ?? '', PORT: String(port), ...env } })
   let output = ''
   child.stdout.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr.on('data', (d: Buffer) => (output += d.toString()))
