@@ -137,7 +137,9 @@ console.log(`| profile | req/s | p50 ms | p99 ms | errors | ratio to bare | time
 console.log(`|---|---:|---:|---:|---:|---:|---:|${withCpu ? '---:|---:|' : ''}`)
 for (const r of results) {
   const own = r.server_time === undefined ? '' : `${r.server_time.p99_ms.toFixed(2)} / ${r.server_time.max_ms.toFixed(1)}`
-  const cpu = withCpu ? ` ${r.cpu_us_per_request.toFixed(1)} | ${r.cores.map((c) => `${Math.round(c.busy * 100)} %`).join(' / ')} |` : ''
+  // pinned: the two cores the heading names (0 for the server, 1 for wrk), whatever else the machine has
+  const shown = hasTaskset ? r.cores.slice(0, 2) : r.cores
+  const cpu = withCpu ? ` ${r.cpu_us_per_request.toFixed(1)} | ${shown.map((c) => `${Math.round(c.busy * 100)} %`).join(' / ')} |` : ''
   console.log(`| ${r.profile} | ${Math.round(r.rps).toLocaleString('en')} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ${r.ratio.toFixed(2)} | ${own} |${cpu}`)
 }
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
