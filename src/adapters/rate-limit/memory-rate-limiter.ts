@@ -15,8 +15,8 @@ export interface RateLimitOptions {
 
 const MINUTE = 60_000
 
-/** How often at most a key in use moves to the young end of its map (below). */
-export const REORDER_EVERY_MS = 1000
+/** How often at most a key in use moves to the recent end of its map (below). */
+const REORDER_EVERY_MS = 1000
 
 /**
  * Values by key, at most `max` of them; when full, the key used longest ago goes first (an attacker cannot grow
