@@ -69,7 +69,7 @@ export class LogWriter {
     }
   }
 
-  /** Writes made and lines dropped so far. */
+  /** Writes made so far, and lines dropped since the log last said how many were (its notice resets the count). */
   stats(): { readonly writes: number; readonly dropped: number } {
     return { writes: this.#writes, dropped: this.#dropped }
   }
