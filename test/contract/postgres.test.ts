@@ -259,16 +259,62 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         for (let i = 0; i < 3; i += 1) expect(await store.invoices.findById(inv.id)).toEqual(inv)
         const wire = proxy.sent().subarray(before).toString('latin1')
         // a plain query sends its text every time; a prepared one, once, then only its name
-        expect(wire.split('from "invoices" where "id" = $1').length - 1).toBe(1)
-        expect(wire).toContain('invoice-by-id')
+        expect(count(wire, 'from "invoices" where "id" = any($1)')).toBe(1)
+        // the name in the Parse, then in each of the three Binds: one lookup per pass, one query each
+        expect(count(wire, 'invoices-by-ids')).toBe(4)
         expect(await store.transaction((tx) => tx.invoices.findById(inv.id))).toEqual(inv)
         expect(await store.invoices.findByOrderId(m.id, inv.orderId)).toEqual(inv)
       } finally {
         await proxy.stop()
       }
     })
+
+    it('when many invoices are looked up by id at once, then the lookups cross the wire as one query and each gets its own invoice', async () => {
+      const proxy = await startProxy(schema.url, { record: true })
+      try {
+        const store = await open({ url: proxy.url, poolSize: 4 })
+        await store.migrate()
+        const m = await givenMerchant(store)
+        const invoices = [await givenInvoice(store, m.id), await givenInvoice(store, m.id), await givenInvoice(store, m.id)]
+        const unknown = invoiceFixture(m.id).id // never inserted
+        const asked = Array.from({ length: 30 }, (_, i) => (i % 10 === 9 ? unknown : invoices[i % 3]!.id))
+        const before = proxy.sent().length
+        const found = await Promise.all(asked.map((id) => store.invoices.findById(id)))
+        expect(found).toEqual(asked.map((id) => invoices.find((inv) => inv.id === id)))
+        const wire = proxy.sent().subarray(before).toString('latin1')
+        // one Parse (the name and the SQL) and one Bind (the name) for thirty lookups, where each took its own
+        expect(count(wire, 'from "invoices" where "id" = any($1)')).toBe(1)
+        expect(count(wire, 'invoices-by-ids')).toBe(2)
+        // in a transaction a lookup stays on the transaction's connection, on its own
+        expect(await store.transaction((tx) => Promise.all(invoices.map((inv) => tx.invoices.findById(inv.id))))).toEqual(invoices)
+      } finally {
+        await proxy.stop()
+      }
+    })
+
+    it('when the server is gone, then every lookup of the batch fails as unavailable, and they answer again once it is back', async () => {
+      const proxy = await startProxy(schema.url)
+      try {
+        const store = await open({ url: proxy.url, poolSize: 2, connectTimeoutMs: 1000 })
+        await store.migrate()
+        const m = await givenMerchant(store)
+        const inv = await givenInvoice(store, m.id)
+        await proxy.stop()
+        const failed = await Promise.allSettled([store.invoices.findById(inv.id), store.invoices.findById(inv.id)])
+        for (const f of failed) expect(f.status === 'rejected' && f.reason).toBeInstanceOf(StoreUnavailableError)
+        await proxy.start()
+        expect(await Promise.all([store.invoices.findById(inv.id), store.invoices.findById(inv.id)])).toEqual([inv, inv])
+      } finally {
+        await proxy.stop()
+      }
+    })
   })
 })
+
+/** How many times `part` occurs in `text`. */
+function count(text: string, part: string): number {
+  return text.split(part).length - 1
+}
 
 async function openPgProbe(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url })

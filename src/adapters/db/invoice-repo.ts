@@ -18,6 +18,7 @@ import {
   type Database,
 } from './schema.js'
 import type { Guard } from './unavailable.js'
+import { BatchedLookup } from './batched-lookup.js'
 import { QueryCache, type FastReads } from './query-cache.js'
 
 function firstInvoice(rows: readonly Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number]>[]): Invoice | undefined {
@@ -35,6 +36,8 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   readonly #cache: QueryCache
 
   readonly #fast: FastReads
+  /** Where the adapter batches lookups (PostgreSQL): findById's, one query per pass of the event loop. */
+  readonly #byId: BatchedLookup<InvoiceId, Invoice> | undefined
 
   /** `fast`: only for the repo over the plain database (reads outside transactions), where the adapter has them. */
   constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache(), fast: FastReads = {}) {
@@ -42,9 +45,11 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     this.#guard = guard
     this.#cache = cache
     this.#fast = fast
+    this.#byId = fast.batched === true ? new BatchedLookup((ids) => this.#findByIds(ids)) : undefined
   }
 
   findById(id: InvoiceId): Promise<Invoice | undefined> {
+    if (this.#byId !== undefined) return this.#byId.load(id)
     return this.#cache.lookup(
       this.#db,
       'invoice-by-id',
@@ -52,6 +57,23 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       [id],
       this.#guard,
       firstInvoice,
+      this.#fast,
+    )
+  }
+
+  /** The invoices with these ids, by id, in one query (`id = any($1)`: an array parameter, PostgreSQL only). */
+  #findByIds(ids: InvoiceId[]): Promise<Map<InvoiceId, Invoice>> {
+    return this.#cache.lookup(
+      this.#db,
+      'invoices-by-ids',
+      (i: InvoiceId[]) =>
+        this.#db
+          .selectFrom('invoices')
+          .select(INVOICE_COLUMNS)
+          .where('id', '=', (eb) => eb.fn<string>('any', [eb.val(i)])),
+      [ids],
+      this.#guard,
+      (rows) => new Map(rows.map((row) => [row.id as InvoiceId, rowToInvoice(row)])),
       this.#fast,
     )
   }

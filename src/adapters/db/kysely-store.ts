@@ -24,6 +24,8 @@ export interface KyselyStoreOptions {
   readonly directRead?: DirectRead
   /** Named prepared statements for the same lookups, where the adapter has them (PostgreSQL). */
   readonly preparedRead?: PreparedRead
+  /** Lookups by id made in one pass of the event loop as one query, where each is a round trip (PostgreSQL). */
+  readonly batchedReads?: boolean
 }
 
 function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: QueryCache, fast?: FastReads): Tx {
@@ -42,7 +44,11 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
   // The Store's readers run on the plain database, outside any transaction.
   // Compiled hot lookups, shared by the readers and every transaction's repos (the SQL is the same).
   const cache = new QueryCache()
-  const top = repos(db, guard, opts.dialect, cache, { direct: opts.directRead, prepared: opts.preparedRead })
+  const top = repos(db, guard, opts.dialect, cache, {
+    direct: opts.directRead,
+    prepared: opts.preparedRead,
+    batched: opts.batchedReads,
+  })
   return {
     // The guard also covers begin/commit; errors thrown by `fn` itself pass through it unchanged.
     transaction: (fn) => guard(db.transaction().execute((trx) => fn(repos(trx, guard, opts.dialect, cache)))),

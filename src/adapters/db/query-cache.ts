@@ -18,6 +18,11 @@ export type PreparedRead = (name: string, query: CompiledQuery) => Promise<Query
 export interface FastReads {
   readonly direct?: DirectRead | undefined
   readonly prepared?: PreparedRead | undefined
+  /**
+   * True where each lookup is a round trip of its own (PostgreSQL): lookups by id made during one pass of the event
+   * loop are answered by one query for all of them (batched-lookup.ts).
+   */
+  readonly batched?: boolean | undefined
 }
 
 interface Entry {
