@@ -8,11 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CompiledQuery } from 'kysely'
 import { createPreparedRead, isPostgresUnavailable, openPostgresStore, parseInt8 } from '../../src/adapters/db/postgres.js'
 import type { PreparedRead } from '../../src/adapters/db/query-cache.js'
+import type { MerchantId } from '../../src/domain/ids.js'
+import type { Invoice } from '../../src/domain/invoice.js'
 import type { Minor } from '../../src/domain/money.js'
 import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
 import { createTestSchema, IS_CI, MISSING_IN_CI, TEST_DATABASE_URL, type TestSchema } from '../helpers/postgres.js'
 import { closedPort, startProxy, urlWithPort } from '../helpers/tcp-proxy.js'
-import { givenInvoice, givenMerchant, invoiceFixture, merchantFixture } from './fixtures.js'
+import { at, givenInvoice, givenMerchant, invoiceFixture, merchantFixture, MINUTE } from './fixtures.js'
 import { describeStoreContract } from './store.contract.js'
 
 if (TEST_DATABASE_URL === undefined && IS_CI) {
@@ -287,6 +289,37 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         expect(count(wire, 'invoices-by-ids')).toBe(2)
         // in a transaction a lookup stays on the transaction's connection, on its own
         expect(await store.transaction((tx) => Promise.all(invoices.map((inv) => tx.invoices.findById(inv.id))))).toEqual(invoices)
+      } finally {
+        await proxy.stop()
+      }
+    })
+
+    it('when many invoices are looked up by order_id at once, then one query answers each with the newest invoice of its own merchant\'s order', async () => {
+      const proxy = await startProxy(schema.url, { record: true })
+      try {
+        const store = await open({ url: proxy.url, poolSize: 4 })
+        await store.migrate()
+        const [m1, m2] = [await givenMerchant(store), await givenMerchant(store)]
+        // an order re-created after its first invoice expired; the same order_id at another merchant; another order
+        await givenInvoice(store, m1.id, { orderId: 'order-a', status: 'expired' })
+        const recreated = await givenInvoice(store, m1.id, { orderId: 'order-a', createdAt: at(MINUTE) })
+        const elsewhere = await givenInvoice(store, m2.id, { orderId: 'order-a', createdAt: at(2 * MINUTE) })
+        const orderB = await givenInvoice(store, m1.id, { orderId: 'order-b' })
+        const asked: [MerchantId, string, Invoice | undefined][] = [
+          [m1.id, 'order-a', recreated],
+          [m2.id, 'order-a', elsewhere],
+          [m1.id, 'order-b', orderB],
+          [m2.id, 'order-b', undefined],
+          [m1.id, 'ORDER-A', undefined],
+          [m1.id, 'order-a', recreated],
+          [m1.id, '["order-a"]', undefined],
+        ]
+        const before = proxy.sent().length
+        const found = await Promise.all(asked.map(([m, o]) => store.invoices.findByOrderId(m, o)))
+        expect(found).toEqual(asked.map(([, , inv]) => inv))
+        const wire = proxy.sent().subarray(before).toString('latin1')
+        expect(count(wire, 'unnest(')).toBe(1)
+        expect(count(wire, 'invoices-by-orders')).toBe(2)
       } finally {
         await proxy.stop()
       }

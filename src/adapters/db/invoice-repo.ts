@@ -2,7 +2,7 @@
  * Invoices and their outbox events over Kysely: the same queries serve SQLite and PostgreSQL.
  * Constructed once over the plain database (the Store's readers) and once per transaction (the Tx's repos).
  */
-import type { ExpressionBuilder, Kysely } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely'
 import type { InvoiceId, MerchantId } from '../../domain/ids.js'
 import type { Invoice, InvoiceEvent, Status } from '../../domain/invoice.js'
 import type { EventRepo, InvoiceListQuery, InvoiceRepo } from '../../ports/store.js'
@@ -30,14 +30,24 @@ function firstInvoice(rows: readonly Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[n
 const everyInvoiceColumn: [Exclude<keyof InvoiceRow, (typeof INVOICE_COLUMNS)[number]>] extends [never] ? true : never = true
 void everyInvoiceColumn
 
+/** One (merchant, order_id) as a Map key: unambiguous whatever either holds. */
+function orderKey(merchantId: MerchantId, orderId: string): string {
+  return JSON.stringify([merchantId, orderId])
+}
+
+function orderOfKey(key: string): readonly [MerchantId, string] {
+  return JSON.parse(key) as [MerchantId, string]
+}
+
 export class KyselyInvoiceRepo implements InvoiceRepo {
   readonly #db: Kysely<Database>
   readonly #guard: Guard
   readonly #cache: QueryCache
 
   readonly #fast: FastReads
-  /** Where the adapter batches lookups (PostgreSQL): findById's, one query per pass of the event loop. */
+  /** Where the adapter batches lookups (PostgreSQL): findById's and findByOrderId's, one query each per pass. */
   readonly #byId: BatchedLookup<InvoiceId, Invoice> | undefined
+  readonly #byOrder: BatchedLookup<string, Invoice> | undefined
 
   /** `fast`: only for the repo over the plain database (reads outside transactions), where the adapter has them. */
   constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache(), fast: FastReads = {}) {
@@ -46,6 +56,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     this.#cache = cache
     this.#fast = fast
     this.#byId = fast.batched === true ? new BatchedLookup((ids) => this.#findByIds(ids)) : undefined
+    this.#byOrder = fast.batched === true ? new BatchedLookup((keys) => this.#findByOrders(keys.map(orderOfKey))) : undefined
   }
 
   findById(id: InvoiceId): Promise<Invoice | undefined> {
@@ -79,6 +90,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   }
 
   findByOrderId(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
+    if (this.#byOrder !== undefined) return this.#byOrder.load(orderKey(merchantId, orderId))
     return this.#cache.lookup(
       this.#db,
       'invoice-by-order',
@@ -94,6 +106,31 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       [merchantId, orderId],
       this.#guard,
       firstInvoice,
+      this.#fast,
+    )
+  }
+
+  /**
+   * The newest invoice of each (merchant, order_id), by orderKey, in one query: the pairs as two arrays unnested side
+   * by side, DISTINCT ON the pair in findByOrderId's order (PostgreSQL only).
+   */
+  #findByOrders(orders: readonly (readonly [MerchantId, string])[]): Promise<Map<string, Invoice>> {
+    return this.#cache.lookup(
+      this.#db,
+      'invoices-by-orders',
+      (m: MerchantId[], o: string[]) =>
+        this.#db
+          .selectFrom('invoices')
+          .distinctOn(['merchant_id', 'order_id'])
+          .select(INVOICE_COLUMNS)
+          .where(sql<SqlBool>`(merchant_id, order_id) in (select * from unnest(${m}::text[], ${o}::text[]))`)
+          .orderBy('merchant_id')
+          .orderBy('order_id')
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc'),
+      [orders.map(([m]) => m), orders.map(([, o]) => o)],
+      this.#guard,
+      (rows) => new Map(rows.map((row) => [orderKey(row.merchant_id as MerchantId, row.order_id), rowToInvoice(row)])),
       this.#fast,
     )
   }
