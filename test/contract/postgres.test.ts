@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CompiledQuery } from 'kysely'
 import { createPreparedRead, isPostgresUnavailable, openPostgresStore, parseInt8 } from '../../src/adapters/db/postgres.js'
 import type { PreparedRead } from '../../src/adapters/db/query-cache.js'
-import type { MerchantId } from '../../src/domain/ids.js'
+import type { InvoiceId, MerchantId } from '../../src/domain/ids.js'
 import type { Invoice } from '../../src/domain/invoice.js'
 import type { Minor } from '../../src/domain/money.js'
 import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
@@ -323,6 +323,23 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       } finally {
         await proxy.stop()
       }
+    })
+
+    it('when one lookup of a batch has a key the server refuses (a NUL byte), then only that lookup fails and the others answer', async () => {
+      const store = await open()
+      await store.migrate()
+      const m = await givenMerchant(store)
+      const inv = await givenInvoice(store, m.id)
+      const [byId, refusedId, byOrder, refusedOrder] = await Promise.allSettled([
+        store.invoices.findById(inv.id),
+        store.invoices.findById('bad\u0000id' as InvoiceId),
+        store.invoices.findByOrderId(m.id, inv.orderId),
+        store.invoices.findByOrderId(m.id, 'bad\u0000order'),
+      ])
+      expect(byId).toEqual({ status: 'fulfilled', value: inv })
+      expect(byOrder).toEqual({ status: 'fulfilled', value: inv })
+      // the database's own error (invalid byte sequence), as an unbatched lookup would have had it
+      for (const refused of [refusedId, refusedOrder]) expect(refused).toMatchObject({ status: 'rejected', reason: { code: '22021' } })
     })
 
     it('when the server is gone, then every lookup of the batch fails as unavailable, and they answer again once it is back', async () => {

@@ -2,14 +2,18 @@ import { describe, expect, it } from 'vitest'
 import { BatchedLookup } from './batched-lookup.js'
 
 /** A lookup over a fixed table that records the keys of each query it is asked to run. */
-function recording(table: Record<string, number>, fail: (keys: string[]) => unknown = () => undefined) {
+function recording(
+  table: Record<string, number>,
+  fail: (keys: string[]) => unknown = () => undefined,
+  opts: { maxKeys?: number; retryAlone?: (err: unknown) => boolean } = { maxKeys: 2 },
+) {
   const queries: string[][] = []
   const lookup = new BatchedLookup<string, number>(async (keys) => {
     queries.push(keys)
     const err = fail(keys)
     if (err !== undefined) throw err
     return new Map(keys.filter((k) => k in table).map((k) => [k, table[k]!]))
-  }, 2)
+  }, opts)
   return { lookup, queries }
 }
 
@@ -41,6 +45,24 @@ describe('BatchedLookup', () => {
     expect(answers.map((a) => (a.status === 'fulfilled' ? a.value : a.reason))).toEqual([1, 2, boom, boom, 5])
   })
 
+  it('when a query fails over one bad key and the error may be that key\'s, then each key is asked again alone and only that lookup fails', async () => {
+    const refused = Object.assign(new Error('invalid byte sequence'), { code: '22021' })
+    const { lookup, queries } = recording(table, (keys) => (keys.includes('bad\u0000') ? refused : undefined), {
+      retryAlone: (err) => (err as { code?: string }).code === '22021',
+    })
+    const answers = await Promise.allSettled(['a', 'bad\u0000', 'b', 'a'].map((k) => lookup.load(k)))
+    expect(answers.map((a) => (a.status === 'fulfilled' ? a.value : a.reason))).toEqual([1, refused, 2, 1])
+    expect(queries).toEqual([['a', 'bad\u0000', 'b'], ['a'], ['bad\u0000'], ['b']])
+  })
+
+  it('when a query fails with an error that is not a key\'s (the connection is lost), then every lookup of it fails, without asking again', async () => {
+    const lost = new Error('connection lost')
+    const { lookup, queries } = recording(table, () => lost, { retryAlone: (err) => err !== lost })
+    const answers = await Promise.allSettled(['a', 'b'].map((k) => lookup.load(k)))
+    expect(answers.map((a) => a.status === 'rejected' && a.reason)).toEqual([lost, lost])
+    expect(queries).toEqual([['a', 'b']])
+  })
+
   it('when the query throws instead of rejecting, then the lookups reject with its error and the next pass works', async () => {
     const boom = new Error('bad parameter')
     let calls = 0
@@ -54,6 +76,6 @@ describe('BatchedLookup', () => {
   })
 
   it('refuses a batch size that is not a positive integer', () => {
-    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new BatchedLookup(async () => new Map(), bad)).toThrow(RangeError)
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new BatchedLookup(async () => new Map(), { maxKeys: bad })).toThrow(RangeError)
   })
 })

@@ -13,16 +13,27 @@
 export class BatchedLookup<K, V> {
   readonly #run: (keys: K[]) => Promise<ReadonlyMap<K, V>>
   readonly #maxKeys: number
+  readonly #retryAlone: (err: unknown) => boolean
   #pending: Map<K, Waiter<V>[]> | undefined
 
   /**
-   * `run` answers every key it finds (a key it leaves out resolves to undefined); its rejection rejects every lookup
-   * of that query. At most `maxKeys` keys go into one query; more in one pass are split over several.
+   * `run` answers every key it finds (a key it leaves out resolves to undefined). At most `maxKeys` keys go into
+   * one query; more in one pass are split over several.
+   *
+   * When a query of several keys fails and `retryAlone` says the error may belong to one of them (a value the
+   * database refuses, say, rather than a lost connection), each key is looked up again on its own, so that one
+   * lookup's bad key fails that lookup only, as it would have unbatched. Otherwise the error rejects every lookup
+   * of the query.
    */
-  constructor(run: (keys: K[]) => Promise<ReadonlyMap<K, V>>, maxKeys = 500) {
+  constructor(
+    run: (keys: K[]) => Promise<ReadonlyMap<K, V>>,
+    opts: { readonly maxKeys?: number; readonly retryAlone?: (err: unknown) => boolean } = {},
+  ) {
+    const maxKeys = opts.maxKeys ?? 500
     if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) throw new RangeError(`maxKeys: not a positive integer: ${maxKeys}`)
     this.#run = run
     this.#maxKeys = maxKeys
+    this.#retryAlone = opts.retryAlone ?? (() => false)
   }
 
   load(key: K): Promise<V | undefined> {
@@ -60,6 +71,10 @@ export class BatchedLookup<K, V> {
         for (const key of keys) for (const w of pending.get(key) ?? []) w.resolve(found.get(key))
       },
       (err: unknown) => {
+        if (keys.length > 1 && this.#retryAlone(err)) {
+          for (const key of keys) this.#answer([key], pending)
+          return
+        }
         for (const key of keys) for (const w of pending.get(key) ?? []) w.reject(err)
       },
     )

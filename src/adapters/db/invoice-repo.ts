@@ -5,7 +5,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely'
 import type { InvoiceId, MerchantId } from '../../domain/ids.js'
 import type { Invoice, InvoiceEvent, Status } from '../../domain/invoice.js'
-import type { EventRepo, InvoiceListQuery, InvoiceRepo } from '../../ports/store.js'
+import { StoreUnavailableError, type EventRepo, type InvoiceListQuery, type InvoiceRepo } from '../../ports/store.js'
 import {
   EVENT_COLUMNS,
   INVOICE_COLUMNS,
@@ -55,8 +55,12 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     this.#guard = guard
     this.#cache = cache
     this.#fast = fast
-    this.#byId = fast.batched === true ? new BatchedLookup((ids) => this.#findByIds(ids)) : undefined
-    this.#byOrder = fast.batched === true ? new BatchedLookup((keys) => this.#findByOrders(keys.map(orderOfKey))) : undefined
+    // A failed batch is asked again key by key unless the database is unavailable: a key the database refuses
+    // must fail only the request that sent it, not the others it shared a pass with.
+    const retryAlone = (err: unknown): boolean => !(err instanceof StoreUnavailableError)
+    this.#byId = fast.batched === true ? new BatchedLookup((ids) => this.#findByIds(ids), { retryAlone }) : undefined
+    this.#byOrder =
+      fast.batched === true ? new BatchedLookup((keys) => this.#findByOrders(keys.map(orderOfKey)), { retryAlone }) : undefined
   }
 
   findById(id: InvoiceId): Promise<Invoice | undefined> {
