@@ -101,6 +101,18 @@ describe('the webhook transport with WEBHOOK_ALLOW_PRIVATE', () => {
     const res = await send(open, `http://127.0.0.1:${port}/slow`, 5000, ac.signal)
     expect(res).toMatchObject({ statusCode: null, aborted: true })
   })
+
+  it('when the caller has aborted already, then nothing is sent and the result says aborted at once', async () => {
+    hits = []
+    answer = () => 'hang'
+    const ac = new AbortController()
+    ac.abort()
+    const started = performance.now()
+    const res = await send(open, `http://127.0.0.1:${port}/slow`, 5000, ac.signal)
+    expect(res).toMatchObject({ statusCode: null, aborted: true })
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(hits).toEqual([])
+  })
 })
 
 describe('publicOnlyLookup', () => {

@@ -27,8 +27,22 @@ export function createUndiciTransport(opts: UndiciTransportOptions): WebhookTran
     async send(req: WebhookRequest): Promise<WebhookResponse> {
       const started = performance.now()
       const elapsed = (): number => Math.round(performance.now() - started)
-      const timeout = AbortSignal.timeout(req.timeoutMs)
-      const signal = req.signal === undefined ? timeout : AbortSignal.any([timeout, req.signal])
+      // One controller, aborted by our own timer or by the caller's signal, both let go of when the attempt ends.
+      // Not AbortSignal.timeout + AbortSignal.any: Node keeps that timer for the whole timeout (10 s and more) after
+      // the answer, with a weak reference and a finalizer each, and each combined signal in a set of the caller's
+      // until a full garbage collection. Under the soak's load on PostgreSQL, 61 of the 512 MB that reached V8's old
+      // generation in 110 s were theirs; 25 MB are this controller's signals.
+      const controller = new AbortController()
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        controller.abort(new Error(`timeout: no answer within ${req.timeoutMs / 1000} s`))
+      }, req.timeoutMs)
+      timer.unref() // as AbortSignal.timeout's: an attempt under way does not by itself keep the process alive
+      const onAbort = (): void => controller.abort(req.signal?.reason)
+      if (req.signal?.aborted === true) onAbort()
+      else req.signal?.addEventListener('abort', onAbort, { once: true })
+      const signal = controller.signal
       try {
         const res = await request(req.url, { dispatcher: agent, method: 'POST', headers: { ...req.headers }, body: req.body, signal })
         const latencyMs = elapsed()
@@ -37,12 +51,15 @@ export function createUndiciTransport(opts: UndiciTransportOptions): WebhookTran
       } catch (err) {
         const latencyMs = elapsed()
         if (req.signal?.aborted === true) return { statusCode: null, latencyMs, error: 'aborted: shutting down', failure: 'network', aborted: true }
-        if (timeout.aborted) {
+        if (timedOut) {
           return { statusCode: null, latencyMs, error: `timeout: no answer within ${req.timeoutMs / 1000} s`, failure: 'timeout', aborted: false }
         }
         const refused = findCause(err, (e) => (e as { code?: unknown }).code === ADDRESS_REFUSED)
         if (refused !== undefined) return { statusCode: null, latencyMs, error: refused.message, failure: 'refused', aborted: false }
         return { statusCode: null, latencyMs, error: describeNetworkError(err), failure: 'network', aborted: false }
+      } finally {
+        clearTimeout(timer)
+        req.signal?.removeEventListener('abort', onAbort)
       }
     },
 
