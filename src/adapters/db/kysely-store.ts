@@ -24,7 +24,7 @@ export interface KyselyStoreOptions {
   readonly directRead?: DirectRead
   /** Named prepared statements for the same lookups, where the adapter has them (PostgreSQL). */
   readonly preparedRead?: PreparedRead
-  /** Lookups by id made in one pass of the event loop as one query, where each is a round trip (PostgreSQL). */
+  /** Lookups by id or by order_id made in one pass of the event loop as one query, where each is a round trip (PostgreSQL). */
   readonly batchedReads?: boolean
 }
 

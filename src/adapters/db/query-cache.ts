@@ -19,8 +19,8 @@ export interface FastReads {
   readonly direct?: DirectRead | undefined
   readonly prepared?: PreparedRead | undefined
   /**
-   * True where each lookup is a round trip of its own (PostgreSQL): lookups by id made during one pass of the event
-   * loop are answered by one query for all of them (batched-lookup.ts).
+   * True where each lookup is a round trip of its own (PostgreSQL): the lookups by id, and those by order_id, made
+   * during one pass of the event loop are answered by one query for all of them (batched-lookup.ts).
    */
   readonly batched?: boolean | undefined
 }
