@@ -207,6 +207,27 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       }
     }
 
+    /**
+     * A migrated store whose connections go through a recording proxy. `mark()` notes where the recording stands and
+     * returns a function giving what was sent since.
+     */
+    const withRecordedStore = async (
+      poolSize: number,
+      test: (store: Store, mark: () => () => string) => Promise<void>,
+    ): Promise<void> => {
+      const proxy = await startProxy(schema.url, { record: true })
+      try {
+        const store = await open({ url: proxy.url, poolSize })
+        await store.migrate()
+        await test(store, () => {
+          const before = proxy.sent().length
+          return () => proxy.sent().subarray(before).toString('latin1')
+        })
+      } finally {
+        await proxy.stop()
+      }
+    }
+
     it('when a lookup runs, then it is a named prepared statement on its connection and answers the rows', () =>
       withPreparedRead(async (pool, read, off) => {
         expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
@@ -250,55 +271,40 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         expect(await preparedNames(pool)).toContain('answer-lookup')
       }))
 
-    it('when the store looks an invoice up outside a transaction, then the SQL crosses the wire once per connection and the answer is what a transaction reads', async () => {
-      const proxy = await startProxy(schema.url, { record: true })
-      try {
-        const store = await open({ url: proxy.url, poolSize: 1 })
-        await store.migrate()
+    it('when the store looks an invoice up outside a transaction, then the SQL crosses the wire once per connection and the answer is what a transaction reads', () =>
+      withRecordedStore(1, async (store, mark) => {
         const m = await givenMerchant(store)
         const inv = await givenInvoice(store, m.id)
-        const before = proxy.sent().length
+        const sent = mark()
         for (let i = 0; i < 3; i += 1) expect(await store.invoices.findById(inv.id)).toEqual(inv)
-        const wire = proxy.sent().subarray(before).toString('latin1')
+        const wire = sent()
         // a plain query sends its text every time; a prepared one, once, then only its name
         expect(count(wire, 'from "invoices" where "id" = any($1)')).toBe(1)
         // the name in the Parse, then in each of the three Binds: one lookup per pass, one query each
         expect(count(wire, 'invoices-by-ids')).toBe(4)
         expect(await store.transaction((tx) => tx.invoices.findById(inv.id))).toEqual(inv)
         expect(await store.invoices.findByOrderId(m.id, inv.orderId)).toEqual(inv)
-      } finally {
-        await proxy.stop()
-      }
-    })
+      }))
 
-    it('when many invoices are looked up by id at once, then the lookups cross the wire as one query and each gets its own invoice', async () => {
-      const proxy = await startProxy(schema.url, { record: true })
-      try {
-        const store = await open({ url: proxy.url, poolSize: 4 })
-        await store.migrate()
+    it('when many invoices are looked up by id at once, then the lookups cross the wire as one query and each gets its own invoice', () =>
+      withRecordedStore(4, async (store, mark) => {
         const m = await givenMerchant(store)
         const invoices = [await givenInvoice(store, m.id), await givenInvoice(store, m.id), await givenInvoice(store, m.id)]
         const unknown = invoiceFixture(m.id).id // never inserted
         const asked = Array.from({ length: 30 }, (_, i) => (i % 10 === 9 ? unknown : invoices[i % 3]!.id))
-        const before = proxy.sent().length
+        const sent = mark()
         const found = await Promise.all(asked.map((id) => store.invoices.findById(id)))
         expect(found).toEqual(asked.map((id) => invoices.find((inv) => inv.id === id)))
-        const wire = proxy.sent().subarray(before).toString('latin1')
+        const wire = sent()
         // one Parse (the name and the SQL) and one Bind (the name) for thirty lookups, where each took its own
         expect(count(wire, 'from "invoices" where "id" = any($1)')).toBe(1)
         expect(count(wire, 'invoices-by-ids')).toBe(2)
         // in a transaction a lookup stays on the transaction's connection, on its own
         expect(await store.transaction((tx) => Promise.all(invoices.map((inv) => tx.invoices.findById(inv.id))))).toEqual(invoices)
-      } finally {
-        await proxy.stop()
-      }
-    })
+      }))
 
-    it('when many invoices are looked up by order_id at once, then one query answers each with the newest invoice of its own merchant\'s order', async () => {
-      const proxy = await startProxy(schema.url, { record: true })
-      try {
-        const store = await open({ url: proxy.url, poolSize: 4 })
-        await store.migrate()
+    it('when many invoices are looked up by order_id at once, then one query answers each with the newest invoice of its own merchant\'s order', () =>
+      withRecordedStore(4, async (store, mark) => {
         const [m1, m2] = [await givenMerchant(store), await givenMerchant(store)]
         // an order re-created after its first invoice expired; the same order_id at another merchant; another order
         await givenInvoice(store, m1.id, { orderId: 'order-a', status: 'expired' })
@@ -314,16 +320,13 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
           [m1.id, 'order-a', recreated],
           [m1.id, '["order-a"]', undefined],
         ]
-        const before = proxy.sent().length
+        const sent = mark()
         const found = await Promise.all(asked.map(([m, o]) => store.invoices.findByOrderId(m, o)))
         expect(found).toEqual(asked.map(([, , inv]) => inv))
-        const wire = proxy.sent().subarray(before).toString('latin1')
+        const wire = sent()
         expect(count(wire, 'unnest(')).toBe(1)
         expect(count(wire, 'invoices-by-orders')).toBe(2)
-      } finally {
-        await proxy.stop()
-      }
-    })
+      }))
 
     it('when one lookup of a batch has a key the server refuses (a NUL byte), then only that lookup fails and the others answer', async () => {
       const store = await open()
