@@ -163,6 +163,12 @@ export interface Tx {
 export interface Store {
   /** Runs `fn` in one transaction: all its writes commit together or none do. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
+  /**
+   * `InvoiceRepo.insert` as a transaction of its own, run as the one statement it is: durable once it resolves
+   * 'inserted'. Only where that is cheaper than `transaction` (PostgreSQL: one round trip, not BEGIN, INSERT,
+   * COMMIT); absent where a transaction is the cheap way to commit (SQLite's group commit).
+   */
+  readonly insertInvoice?: (inv: Invoice) => Promise<'inserted' | 'live_order_exists'>
   readonly invoices: InvoiceReader
   readonly events: Pick<EventRepo, 'listByInvoice'>
   readonly merchants: MerchantReader

@@ -13,6 +13,7 @@ import type { Invoice } from '../../src/domain/invoice.js'
 import type { Minor } from '../../src/domain/money.js'
 import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
 import { createTestSchema, IS_CI, MISSING_IN_CI, TEST_DATABASE_URL, type TestSchema } from '../helpers/postgres.js'
+import { buildTestApp, json } from '../helpers/build-test-app.js'
 import { closedPort, startProxy, urlWithPort } from '../helpers/tcp-proxy.js'
 import { at, givenInvoice, givenMerchant, invoiceFixture, merchantFixture, MINUTE } from './fixtures.js'
 import { describeStoreContract } from './store.contract.js'
@@ -328,6 +329,27 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         expect(count(wire, 'invoices-by-orders')).toBe(2)
       }))
 
+    it('when an invoice is inserted alone, then it is one INSERT with no BEGIN or COMMIT, committed at once, and a live holder of its order_id still wins', () =>
+      withRecordedStore(2, async (store, mark) => {
+        const insertAlone = store.insertInvoice
+        if (insertAlone === undefined) throw new Error('the PostgreSQL store inserts invoices alone')
+        const m = await givenMerchant(store)
+        const inv = invoiceFixture(m.id)
+        const sent = mark()
+        expect(await insertAlone(inv)).toBe('inserted')
+        const wire = sent()
+        expect(count(wire, 'insert into "invoices"')).toBe(1)
+        expect(count(wire, 'begin')).toBe(0)
+        expect(count(wire, 'commit')).toBe(0)
+        // committed: a store of its own, over other connections, reads it
+        const other = await open()
+        expect(await other.invoices.findById(inv.id)).toEqual(inv)
+        // the partial unique index decides as it does inside a transaction
+        const rival = invoiceFixture(m.id, { orderId: inv.orderId })
+        expect(await insertAlone(rival)).toBe('live_order_exists')
+        expect(await other.invoices.findById(rival.id)).toBeUndefined()
+      }))
+
     it('when one lookup of a batch has a key the server refuses (a NUL byte), then only that lookup fails and the others answer', async () => {
       const store = await open()
       await store.migrate()
@@ -361,6 +383,42 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         await proxy.stop()
       }
     })
+  })
+})
+
+describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over PostgreSQL', () => {
+  it('when the order_id is new, then the create is one INSERT without BEGIN or COMMIT; when it repeats, the live invoice is read in a transaction and answered', async () => {
+    const fresh = await createTestSchema()
+    const proxy = await startProxy(fresh.url, { record: true })
+    const t = await buildTestApp({ DATABASE_URL: proxy.url })
+    try {
+      const m = await t.merchant()
+      const { headers, payload } = json({ order_id: 'WIRE-1', amount: '12.50', currency: 'RUB' })
+      const create = () => t.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { ...headers, 'x-api-key': m.apiKey }, payload })
+      // the merchant's key is looked up by the first request: none of that is counted
+      await t.app.inject({ url: `/api/invoice/getInfo?merchant_id=${m.id}&order_id=none`, headers: { 'x-api-key': m.apiKey } })
+      const before = proxy.sent().length
+      const first = await create()
+      const firstWire = proxy.sent().subarray(before).toString('latin1')
+      expect(first.statusCode).toBe(201)
+      expect(count(firstWire, 'insert into "invoices"')).toBe(1)
+      expect(count(firstWire, 'begin')).toBe(0)
+      expect(count(firstWire, 'commit')).toBe(0)
+
+      const mid = proxy.sent().length
+      const again = await create()
+      const againWire = proxy.sent().subarray(mid).toString('latin1')
+      expect(again.statusCode).toBe(200)
+      expect(again.json()).toMatchObject({ pay_url: first.json<{ pay_url: string }>().pay_url, is_new: false })
+      // the insert alone loses to the live invoice; the transaction reads the holder without inserting again
+      expect(count(againWire, 'insert into "invoices"')).toBe(1)
+      expect(count(againWire, 'begin')).toBe(1)
+      expect(count(againWire, 'commit')).toBe(1)
+    } finally {
+      await t.close()
+      await proxy.stop()
+      await fresh.drop()
+    }
   })
 })
 

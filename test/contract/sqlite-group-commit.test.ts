@@ -42,6 +42,11 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
     outside.close()
   })
 
+  it('when invoices are created, then they take the group commit: the store offers no insert outside a transaction', () => {
+    // create-invoice inserts alone where the store has insertInvoice (PostgreSQL); here that would commit each alone
+    expect(store.insertInvoice).toBeUndefined()
+  })
+
   it('when a write has not been acknowledged yet, then reads outside it do not see it', async () => {
     const merchant = merchantFixture()
     const pending = store.transaction((tx) => tx.merchants.insert(merchant))

@@ -3,6 +3,7 @@
  * and the PostgreSQL one (postgres.ts); each supplies its dialect and its "database unavailable" classifier.
  */
 import { Migrator, sql, type Kysely } from 'kysely'
+import type { Invoice } from '../../domain/invoice.js'
 import type { Store, Tx } from '../../ports/store.js'
 import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './account-repos.js'
 import { KyselyDeliveryRepo } from './delivery-repo.js'
@@ -26,6 +27,12 @@ export interface KyselyStoreOptions {
   readonly preparedRead?: PreparedRead
   /** Lookups by id or by order_id made in one pass of the event loop as one query, where each is a round trip (PostgreSQL). */
   readonly batchedReads?: boolean
+  /**
+   * True where a statement outside a transaction commits by itself at the cost of one round trip (PostgreSQL):
+   * the store then has `insertInvoice`. Unset where transactions are the cheap way to commit (SQLite: they share
+   * one COMMIT, a statement outside them commits alone).
+   */
+  readonly standaloneInserts?: boolean
 }
 
 function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: QueryCache, fast?: FastReads): Tx {
@@ -58,6 +65,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
     apiKeys: top.apiKeys,
     webhookSecrets: top.webhookSecrets,
     deliveries: top.deliveries,
+    ...(opts.standaloneInserts === true ? { insertInvoice: (inv: Invoice) => top.invoices.insert(inv) } : {}),
 
     async migrate() {
       const schema = opts.migrationTableSchema && (await guard(opts.migrationTableSchema(db)))
