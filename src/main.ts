@@ -89,7 +89,7 @@ export async function openStore(config: Config, logger?: Logger): Promise<Store>
     url: config.database.url,
     poolSize: config.databasePoolSize,
     onPreparedStatementsOff: (err) =>
-      logger?.warn({ error: err.message }, 'PostgreSQL lost a prepared statement (a pooler in transaction mode?): hot lookups use plain queries from now on'),
+      logger?.warn({ error: err.message }, 'PostgreSQL lost a prepared statement (a pooler in transaction mode?): the hot lookups and inserts use plain queries from now on'),
   })
 }
 

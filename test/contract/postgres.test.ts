@@ -6,8 +6,8 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CompiledQuery } from 'kysely'
-import { createPreparedRead, isPostgresUnavailable, openPostgresStore, parseInt8 } from '../../src/adapters/db/postgres.js'
-import type { PreparedRead } from '../../src/adapters/db/query-cache.js'
+import { createPreparedQuery, isPostgresUnavailable, openPostgresStore, parseInt8 } from '../../src/adapters/db/postgres.js'
+import type { PreparedQuery } from '../../src/adapters/db/query-cache.js'
 import type { InvoiceId, MerchantId } from '../../src/domain/ids.js'
 import type { Invoice } from '../../src/domain/invoice.js'
 import type { Minor } from '../../src/domain/money.js'
@@ -193,16 +193,16 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
     })
   })
 
-  describe('prepared hot lookups (createPreparedRead)', () => {
+  describe('prepared hot statements (createPreparedQuery)', () => {
     const lookup = CompiledQuery.raw('select $1::text as answer', ['forty-two'])
     const preparedNames = async (pool: pg.Pool) =>
       (await pool.query<{ name: string }>('select name from pg_prepared_statements order by name')).rows.map((r) => r.name)
     /** A prepared read over a pool of one connection (the test's own queries see its prepared statements), and what it told `onOff`. */
-    const withPreparedRead = async (test: (pool: pg.Pool, read: PreparedRead, off: Error[]) => Promise<void>): Promise<void> => {
+    const withPreparedQuery = async (test: (pool: pg.Pool, read: PreparedQuery, off: Error[]) => Promise<void>): Promise<void> => {
       const pool = new pg.Pool({ connectionString: schema.url, max: 1 })
       const off: Error[] = []
       try {
-        await test(pool, createPreparedRead(pool, (err) => off.push(err)), off)
+        await test(pool, createPreparedQuery(pool, (err) => off.push(err)), off)
       } finally {
         await pool.end()
       }
@@ -230,15 +230,15 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
     }
 
     it('when a lookup runs, then it is a named prepared statement on its connection and answers the rows', () =>
-      withPreparedRead(async (pool, read, off) => {
-        expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
+      withPreparedQuery(async (pool, read, off) => {
+        expect(await read('answer-lookup', lookup)).toEqual({ rows: [{ answer: 'forty-two' }] })
         expect((await read('answer-lookup', lookup)).rows).toEqual([{ answer: 'forty-two' }])
         expect(await preparedNames(pool)).toEqual(['answer-lookup'])
         expect(off).toEqual([])
       }))
 
     it('when the server loses the statement (a pooler in transaction mode), then the lookup still answers, prepared statements are turned off once, and later lookups are plain queries', () =>
-      withPreparedRead(async (pool, read, off) => {
+      withPreparedQuery(async (pool, read, off) => {
         await read('answer-lookup', lookup)
         // what a pooler does when it hands the client another server connection: the statement is not there
         await pool.query('deallocate all')
@@ -249,7 +249,7 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       }))
 
     it('when a migration changes a prepared lookup\'s columns under it, then the lookup answers with the new columns and prepared statements are turned off once', () =>
-      withPreparedRead(async (pool, read, off) => {
+      withPreparedQuery(async (pool, read, off) => {
         const table = `prepared_${Math.random().toString(36).slice(2)}`
         try {
           await pool.query(`create table ${table} (a int)`)
@@ -264,8 +264,25 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         }
       }))
 
+    it('when the server loses the statement of an insert, then the insert runs again as a plain query, once: one row, counted once', () =>
+      withPreparedQuery(async (pool, run, off) => {
+        const table = `prepared_${Math.random().toString(36).slice(2)}`
+        try {
+          await pool.query(`create table ${table} (a int primary key)`)
+          const insert = (a: number) => CompiledQuery.raw(`insert into ${table} values ($1) on conflict do nothing`, [a])
+          expect((await run('table-insert', insert(1))).numAffectedRows).toBe(1n)
+          await pool.query('deallocate all')
+          expect((await run('table-insert', insert(2))).numAffectedRows).toBe(1n)
+          expect((await run('table-insert', insert(2))).numAffectedRows).toBe(0n)
+          expect(off.map((e) => (e as { code?: string }).code)).toEqual(['26000'])
+          expect((await pool.query(`select a from ${table} order by a`)).rows).toEqual([{ a: 1 }, { a: 2 }])
+        } finally {
+          await pool.query(`drop table if exists ${table}`)
+        }
+      }))
+
     it('when a lookup fails for another reason, then the error is the database\'s and prepared statements stay on', () =>
-      withPreparedRead(async (pool, read, off) => {
+      withPreparedQuery(async (pool, read, off) => {
         await expect(read('broken-lookup', CompiledQuery.raw('select 1 / $1::int as answer', [0]))).rejects.toMatchObject({ code: '22012' })
         await read('answer-lookup', lookup)
         expect(off).toEqual([])
@@ -329,7 +346,7 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         expect(count(wire, 'invoices-by-orders')).toBe(2)
       }))
 
-    it('when an invoice is inserted alone, then it is one INSERT with no BEGIN or COMMIT, committed at once, and a live holder of its order_id still wins', () =>
+    it('when an invoice is inserted alone, then it is one prepared INSERT with no BEGIN or COMMIT, committed at once, and a live holder of its order_id still wins', () =>
       withRecordedStore(2, async (store, mark) => {
         const insertAlone = store.insertInvoice
         if (insertAlone === undefined) throw new Error('the PostgreSQL store inserts invoices alone')
@@ -337,10 +354,9 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         const inv = invoiceFixture(m.id)
         const sent = mark()
         expect(await insertAlone(inv)).toBe('inserted')
-        const wire = sent()
-        expect(count(wire, 'insert into "invoices"')).toBe(1)
-        expect(count(wire, 'begin')).toBe(0)
-        expect(count(wire, 'commit')).toBe(0)
+        expect(count(sent(), 'insert into "invoices"')).toBe(1)
+        expect(count(sent(), 'begin')).toBe(0)
+        expect(count(sent(), 'commit')).toBe(0)
         // committed: a store of its own, over other connections, reads it
         const other = await open()
         expect(await other.invoices.findById(inv.id)).toEqual(inv)
@@ -348,6 +364,9 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         const rival = invoiceFixture(m.id, { orderId: inv.orderId })
         expect(await insertAlone(rival)).toBe('live_order_exists')
         expect(await other.invoices.findById(rival.id)).toBeUndefined()
+        // a prepared statement: its SQL crossed once (the Parse), its name in the Parse and in each of the two Binds
+        expect(count(sent(), 'insert into "invoices"')).toBe(1)
+        expect(count(sent(), 'invoice-insert')).toBe(3)
       }))
 
     it('when one lookup of a batch has a key the server refuses (a NUL byte), then only that lookup fails and the others answer', async () => {
@@ -387,10 +406,11 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
 })
 
 describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over PostgreSQL', () => {
-  it('when the order_id is new, then the create is one INSERT without BEGIN or COMMIT; when it repeats, the live invoice is read in a transaction and answered', async () => {
+  it('when the order_id is new, then the create is one prepared INSERT without BEGIN or COMMIT; when it repeats, the live invoice is read in a transaction without a second INSERT and answered', async () => {
     const fresh = await createTestSchema()
     const proxy = await startProxy(fresh.url, { record: true })
-    const t = await buildTestApp({ DATABASE_URL: proxy.url })
+    // one connection: a prepared statement, once parsed, crosses the wire as its name alone
+    const t = await buildTestApp({ DATABASE_URL: proxy.url, DATABASE_POOL_SIZE: '1' })
     try {
       const m = await t.merchant()
       const { headers, payload } = json({ order_id: 'WIRE-1', amount: '12.50', currency: 'RUB' })
@@ -401,7 +421,9 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over Postg
       const first = await create()
       const firstWire = proxy.sent().subarray(before).toString('latin1')
       expect(first.statusCode).toBe(201)
+      // the prepared insert's Parse (its name and SQL) and Bind (its name)
       expect(count(firstWire, 'insert into "invoices"')).toBe(1)
+      expect(count(firstWire, 'invoice-insert')).toBe(2)
       expect(count(firstWire, 'begin')).toBe(0)
       expect(count(firstWire, 'commit')).toBe(0)
 
@@ -410,8 +432,10 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over Postg
       const againWire = proxy.sent().subarray(mid).toString('latin1')
       expect(again.statusCode).toBe(200)
       expect(again.json()).toMatchObject({ pay_url: first.json<{ pay_url: string }>().pay_url, is_new: false })
-      // the insert alone loses to the live invoice; the transaction reads the holder without inserting again
-      expect(count(againWire, 'insert into "invoices"')).toBe(1)
+      // the insert alone (a Bind of the prepared one) loses to the live invoice; the transaction reads the holder
+      // without inserting again
+      expect(count(againWire, 'invoice-insert')).toBe(1)
+      expect(count(againWire, 'insert into "invoices"')).toBe(0)
       expect(count(againWire, 'begin')).toBe(1)
       expect(count(againWire, 'commit')).toBe(1)
     } finally {

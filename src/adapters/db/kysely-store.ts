@@ -9,7 +9,7 @@ import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from '.
 import { KyselyDeliveryRepo } from './delivery-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './invoice-repo.js'
 import { migrationProvider } from './migrations/index.js'
-import { QueryCache, type DirectRead, type FastReads, type PreparedRead } from './query-cache.js'
+import { QueryCache, type DirectRead, type FastReads, type PreparedQuery } from './query-cache.js'
 import type { Database, SqlDialect } from './schema.js'
 import { createGuard, translateUnavailable, type Guard } from './unavailable.js'
 
@@ -23,8 +23,8 @@ export interface KyselyStoreOptions {
   readonly probe?: () => Promise<void>
   /** Synchronous committed reads for the hot lookups outside transactions, where the adapter has them (SQLite). */
   readonly directRead?: DirectRead
-  /** Named prepared statements for the same lookups, where the adapter has them (PostgreSQL). */
-  readonly preparedRead?: PreparedRead
+  /** Named prepared statements for the same lookups and for `insertInvoice`, where the adapter has them (PostgreSQL). */
+  readonly preparedQuery?: PreparedQuery
   /** Lookups by id or by order_id made in one pass of the event loop as one query, where each is a round trip (PostgreSQL). */
   readonly batchedReads?: boolean
   /**
@@ -53,7 +53,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
   const cache = new QueryCache()
   const top = repos(db, guard, opts.dialect, cache, {
     direct: opts.directRead,
-    prepared: opts.preparedRead,
+    prepared: opts.preparedQuery,
     batched: opts.batchedReads,
   })
   return {

@@ -9,15 +9,16 @@ import type { Guard } from './unavailable.js'
 export type DirectRead = (query: CompiledQuery) => QueryResult<unknown> | undefined
 
 /**
- * A read outside transactions run by the adapter as the named prepared statement `name` (PostgreSQL): the server
- * parses and plans it once per connection instead of on every call. `name` always stands for the same SQL text.
+ * A statement outside transactions run by the adapter as the named prepared statement `name` (PostgreSQL): the
+ * server parses and plans it once per connection instead of on every call. `name` always stands for the same SQL
+ * text. The hot lookups use it, and the insert of a new invoice (Store.insertInvoice).
  */
-export type PreparedRead = (name: string, query: CompiledQuery) => Promise<QueryResult<unknown>>
+export type PreparedQuery = (name: string, query: CompiledQuery) => Promise<QueryResult<unknown>>
 
-/** How the adapter can answer a hot lookup outside transactions faster than Kysely's executor, if it can. */
+/** How the adapter can run a hot statement outside transactions faster than Kysely's executor, if it can. */
 export interface FastReads {
   readonly direct?: DirectRead | undefined
-  readonly prepared?: PreparedRead | undefined
+  readonly prepared?: PreparedQuery | undefined
   /**
    * True where each lookup is a round trip of its own (PostgreSQL): the lookups by id, and those by order_id, made
    * during one pass of the event loop are answered by one query for all of them (batched-lookup.ts).
@@ -69,8 +70,17 @@ export class QueryCache {
     return guard(db.executeQuery<R>(query)).then((r) => map(r.rows))
   }
 
-  run<R>(db: Kysely<Database>, name: string, build: (...args: never[]) => Compilable<R>, args: readonly unknown[]): Promise<QueryResult<R>> {
-    return db.executeQuery<R>(this.#query(name, build, args))
+  /** Runs the statement `name` with `args`: as a named prepared statement where the adapter has them. */
+  run<R>(
+    db: Kysely<Database>,
+    name: string,
+    build: (...args: never[]) => Compilable<R>,
+    args: readonly unknown[],
+    prepared?: PreparedQuery,
+  ): Promise<QueryResult<R>> {
+    const query = this.#query(name, build, args)
+    if (prepared !== undefined) return prepared(name, query) as Promise<QueryResult<R>>
+    return db.executeQuery<R>(query)
   }
 
   /** The compiled query of `name` with `args` in place of its sentinels. */
