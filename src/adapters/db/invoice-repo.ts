@@ -19,7 +19,7 @@ import {
 } from './schema.js'
 import type { Guard } from './unavailable.js'
 import { BatchedLookup } from './batched-lookup.js'
-import { QueryCache, type FastReads } from './query-cache.js'
+import { QueryCache, type FastPaths } from './query-cache.js'
 
 function firstInvoice(rows: readonly Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number]>[]): Invoice | undefined {
   const row = rows[0]
@@ -44,13 +44,13 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   readonly #guard: Guard
   readonly #cache: QueryCache
 
-  readonly #fast: FastReads
+  readonly #fast: FastPaths
   /** Where the adapter batches lookups (PostgreSQL): findById's and findByOrderId's, one query each per pass. */
   readonly #byId: BatchedLookup<InvoiceId, Invoice> | undefined
   readonly #byOrder: BatchedLookup<string, Invoice> | undefined
 
-  /** `fast`: only for the repo over the plain database (reads outside transactions), where the adapter has them. */
-  constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache(), fast: FastReads = {}) {
+  /** `fast`: only for the repo over the plain database (statements outside transactions), where the adapter has them. */
+  constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache(), fast: FastPaths = {}) {
     this.#db = db
     this.#guard = guard
     this.#cache = cache

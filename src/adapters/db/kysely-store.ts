@@ -9,7 +9,7 @@ import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from '.
 import { KyselyDeliveryRepo } from './delivery-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './invoice-repo.js'
 import { migrationProvider } from './migrations/index.js'
-import { QueryCache, type DirectRead, type FastReads, type PreparedQuery } from './query-cache.js'
+import { QueryCache, type DirectRead, type FastPaths, type PreparedQuery } from './query-cache.js'
 import type { Database, SqlDialect } from './schema.js'
 import { createGuard, translateUnavailable, type Guard } from './unavailable.js'
 
@@ -35,7 +35,7 @@ export interface KyselyStoreOptions {
   readonly standaloneInserts?: boolean
 }
 
-function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: QueryCache, fast?: FastReads): Tx {
+function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: QueryCache, fast?: FastPaths): Tx {
   return {
     invoices: new KyselyInvoiceRepo(db, guard, cache, fast),
     events: new KyselyEventRepo(db, guard),

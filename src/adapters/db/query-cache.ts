@@ -16,7 +16,7 @@ export type DirectRead = (query: CompiledQuery) => QueryResult<unknown> | undefi
 export type PreparedQuery = (name: string, query: CompiledQuery) => Promise<QueryResult<unknown>>
 
 /** How the adapter can run a hot statement outside transactions faster than Kysely's executor, if it can. */
-export interface FastReads {
+export interface FastPaths {
   readonly direct?: DirectRead | undefined
   readonly prepared?: PreparedQuery | undefined
   /**
@@ -53,7 +53,7 @@ export class QueryCache {
     args: readonly unknown[],
     guard: Guard,
     map: (rows: R[]) => T,
-    fast: FastReads = {},
+    fast: FastPaths = {},
   ): Promise<T> {
     const query = this.#query(name, build, args)
     const { direct, prepared } = fast
