@@ -1,7 +1,7 @@
 import { AppError, validationFailed } from '../domain/errors.js'
 import type { EventId, InvoiceId } from '../domain/ids.js'
 import { readStatus, transition, type Invoice } from '../domain/invoice.js'
-import { validateCreateRequest, type CreateInvoiceInput } from '../domain/invoice-request.js'
+import { validateCreateRequest, type CreateInvoiceInput, type ValidCreateRequest } from '../domain/invoice-request.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { Tx } from '../ports/store.js'
 import type { AppDeps } from './deps.js'
@@ -63,9 +63,15 @@ export async function createInvoice(
   }
 
   // A new order_id, the common case, is one insert: where the store commits it by itself more cheaply than a
-  // transaction (PostgreSQL), it goes alone, and the transaction below runs only if a live invoice held the order_id.
+  // transaction (PostgreSQL), it goes alone. So does a repeat of a create, which writes nothing: the live invoice
+  // answers it (or refuses it), read as committed. The transaction below runs only when the holder has to be expired
+  // first, or left the live set between the two statements.
   const insertAlone = deps.store.insertInvoice
-  if (insertAlone !== undefined && (await insertAlone(candidate)) === 'inserted') return { invoice: candidate, isNew: true }
+  if (insertAlone !== undefined) {
+    if ((await insertAlone(candidate)) === 'inserted') return { invoice: candidate, isNew: true }
+    const live = await deps.store.invoices.findLive(merchant.id, req.orderId)
+    if (live !== undefined && readStatus(live, now) !== 'expired') return repeated(live, req)
+  }
 
   let expired = false
   const result = await deps.store.transaction(async (tx) => {
@@ -81,18 +87,24 @@ export async function createInvoice(
         if (await expireStale(tx, deps, live, now)) expired = true
         continue
       }
-      if (live.amount === req.amount && live.currency === req.currency && live.service === req.service) {
-        return { invoice: live, isNew: false }
-      }
-      throw new AppError(
-        'order_id_conflict',
-        `order_id "${req.orderId}" already has a ${live.status} invoice ${live.id} with another amount, currency or service; cancel it first to re-create the order`,
-      )
+      return repeated(live, req)
     }
     throw new Error('create-invoice: order_id kept changing hands')
   })
   if (expired) deps.eventSignal.notify() // the expiry's webhook, committed with the new invoice
   return result
+}
+
+/**
+ * API.md B3: a create whose order_id a live invoice holds is a repeat when amount, currency and service match (that
+ * invoice is the answer); otherwise it conflicts.
+ */
+function repeated(live: Invoice, req: ValidCreateRequest): CreateInvoiceResult {
+  if (live.amount === req.amount && live.currency === req.currency && live.service === req.service) return { invoice: live, isNew: false }
+  throw new AppError(
+    'order_id_conflict',
+    `order_id "${req.orderId}" already has a ${live.status} invoice ${live.id} with another amount, currency or service; cancel it first to re-create the order`,
+  )
 }
 
 /** A pending invoice past its expiry no longer holds its order_id (API.md B3): expire it now, with its event. */

@@ -26,6 +26,8 @@ export interface InvoiceReader {
   findById(id: InvoiceId): Promise<Invoice | undefined>
   /** The newest invoice of this merchant with this order_id (API.md B3: getInfo by order_id reads the newest). */
   findByOrderId(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined>
+  /** The live invoice (pending, hold, paid) holding (merchant, order_id), if any: at most one (the partial unique index). */
+  findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined>
   /** Newest first, at most `limit` rows. */
   list(query: InvoiceListQuery): Promise<Invoice[]>
 }
@@ -33,8 +35,6 @@ export interface InvoiceReader {
 export interface InvoiceRepo extends InvoiceReader {
   /** Inserts unless a live invoice (pending, hold, paid) holds the same (merchant, order_id): the unique index decides. */
   insert(inv: Invoice): Promise<'inserted' | 'live_order_exists'>
-  /** The live invoice holding (merchant, order_id), if any. */
-  findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined>
   /** Compare-and-set on status: writes `inv` only if the stored status is still `expected`. */
   update(inv: Invoice, expected: Status): Promise<boolean>
   /** Pending invoices whose `expiresAt` is at or before `now`, earliest first (the expiry sweeper). */

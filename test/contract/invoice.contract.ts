@@ -187,14 +187,20 @@ export function describeInvoiceContract(ctx: ContractContext): void {
       expect(await store.invoices.findByOrderId(a.id, 'no-such-order')).toBeUndefined()
     })
 
-    it('when only final invoices hold the order, then findLive returns undefined; otherwise the live one', async () => {
+    it('when only final invoices hold the order, then findLive returns undefined; otherwise the live one, in a transaction or outside', async () => {
       const store = ctx.store()
       const m = await givenMerchant(store)
       const failed = await givenInvoice(store, m.id, { status: 'failed' })
       await givenInvoice(store, m.id, { orderId: failed.orderId, status: 'expired', createdAt: at(MINUTE) })
       expect(await store.transaction((tx) => tx.invoices.findLive(m.id, failed.orderId))).toBeUndefined()
+      expect(await store.invoices.findLive(m.id, failed.orderId)).toBeUndefined()
       const live = await givenInvoice(store, m.id, { orderId: failed.orderId, status: 'hold', createdAt: at(-MINUTE) })
       expect(await store.transaction((tx) => tx.invoices.findLive(m.id, failed.orderId))).toEqual(live)
+      expect(await store.invoices.findLive(m.id, failed.orderId)).toEqual(live)
+      // another merchant's order with the same order_id, and the same order_id in another case, are not it
+      const other = await givenMerchant(store)
+      expect(await store.invoices.findLive(other.id, failed.orderId)).toBeUndefined()
+      expect(await store.invoices.findLive(m.id, failed.orderId.toUpperCase())).toBeUndefined()
     })
   })
 

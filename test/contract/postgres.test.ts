@@ -406,36 +406,50 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
 })
 
 describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over PostgreSQL', () => {
-  it('when the order_id is new, then the create is one prepared INSERT without BEGIN or COMMIT; when it repeats, the live invoice is read in a transaction without a second INSERT and answered', async () => {
+  it('when the order_id is new or repeated, then the create needs no transaction; only a stale holder to expire takes one', async () => {
     const fresh = await createTestSchema()
     const proxy = await startProxy(fresh.url, { record: true })
     // one connection: a prepared statement, once parsed, crosses the wire as its name alone
     const t = await buildTestApp({ DATABASE_URL: proxy.url, DATABASE_POOL_SIZE: '1' })
     try {
       const m = await t.merchant()
-      const { headers, payload } = json({ order_id: 'WIRE-1', amount: '12.50', currency: 'RUB' })
-      const create = () => t.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { ...headers, 'x-api-key': m.apiKey }, payload })
-      const before = proxy.sent().length
-      const first = await create()
-      const firstWire = proxy.sent().subarray(before).toString('latin1')
-      expect(first.statusCode).toBe(201)
-      // the prepared insert's Parse (its name and SQL) and Bind (its name)
-      expect(count(firstWire, 'insert into "invoices"')).toBe(1)
-      expect(count(firstWire, 'invoice-insert')).toBe(2)
-      expect(count(firstWire, 'begin')).toBe(0)
-      expect(count(firstWire, 'commit')).toBe(0)
+      const create = async (body: Record<string, unknown>) => {
+        const { headers, payload } = json(body)
+        const before = proxy.sent().length
+        const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { ...headers, 'x-api-key': m.apiKey }, payload })
+        return { res, wire: proxy.sent().subarray(before).toString('latin1') }
+      }
+      const order = { order_id: 'WIRE-1', amount: '12.50', currency: 'RUB', lifetime: 300 }
 
-      const mid = proxy.sent().length
-      const again = await create()
-      const againWire = proxy.sent().subarray(mid).toString('latin1')
-      expect(again.statusCode).toBe(200)
-      expect(again.json()).toMatchObject({ pay_url: first.json<{ pay_url: string }>().pay_url, is_new: false })
-      // the insert alone (a Bind of the prepared one) loses to the live invoice; the transaction reads the holder
-      // without inserting again
-      expect(count(againWire, 'invoice-insert')).toBe(1)
-      expect(count(againWire, 'insert into "invoices"')).toBe(0)
-      expect(count(againWire, 'begin')).toBe(1)
-      expect(count(againWire, 'commit')).toBe(1)
+      const first = await create(order)
+      expect(first.res.statusCode).toBe(201)
+      // the prepared insert's Parse (its name and SQL) and Bind (its name), committed by itself
+      expect(count(first.wire, 'insert into "invoices"')).toBe(1)
+      expect(count(first.wire, 'invoice-insert')).toBe(2)
+      expect(count(first.wire, 'begin')).toBe(0)
+      expect(count(first.wire, 'commit')).toBe(0)
+
+      // a repeat: the insert (a Bind of the prepared one) loses, and the live invoice, read as committed, answers
+      const again = await create(order)
+      expect(again.res.statusCode).toBe(200)
+      expect(again.res.json()).toMatchObject({ pay_url: first.res.json<{ pay_url: string }>().pay_url, is_new: false })
+      expect(count(again.wire, 'invoice-insert')).toBe(1)
+      expect(count(again.wire, 'invoice-live')).toBe(2)
+      expect(count(again.wire, 'begin')).toBe(0)
+      // a conflicting repeat is refused the same way
+      const conflict = await create({ ...order, amount: '13.00' })
+      expect(conflict.res.statusCode).toBe(409)
+      expect(conflict.res.json()).toMatchObject({ code: 'order_id_conflict' })
+      expect(count(conflict.wire, 'begin')).toBe(0)
+
+      // the holder expired but is still pending in the database: it is expired, with its event, in the transaction
+      // that inserts the new invoice
+      t.clock.advance(301)
+      const recreated = await create({ ...order, amount: '13.00' })
+      expect(recreated.res.statusCode).toBe(201)
+      expect(count(recreated.wire, 'begin')).toBe(1)
+      expect(count(recreated.wire, 'commit')).toBe(1)
+      expect((await t.rt.store.invoices.findById(first.res.json<{ order_id: string }>().order_id as InvoiceId))?.status).toBe('expired')
     } finally {
       await t.close()
       await proxy.stop()

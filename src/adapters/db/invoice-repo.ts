@@ -139,18 +139,24 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     )
   }
 
-  async findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
-    const row = await this.#guard(
-      this.#db
-        .selectFrom('invoices')
-        .select(INVOICE_COLUMNS)
-        .where('merchant_id', '=', merchantId)
-        .where('order_id', '=', orderId)
-        // literal predicate: lets the planner use the partial unique index (at most one row)
-        .where(LIVE_ORDER_PREDICATE)
-        .executeTakeFirst(),
+  /** Outside transactions, the answer to a repeated create (PostgreSQL: a prepared statement, like the hot lookups). */
+  findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
+    return this.#cache.lookup(
+      this.#db,
+      'invoice-live',
+      (m: MerchantId, o: string) =>
+        this.#db
+          .selectFrom('invoices')
+          .select(INVOICE_COLUMNS)
+          .where('merchant_id', '=', m)
+          .where('order_id', '=', o)
+          // literal predicate: lets the planner use the partial unique index (at most one row)
+          .where(LIVE_ORDER_PREDICATE),
+      [merchantId, orderId],
+      this.#guard,
+      firstInvoice,
+      this.#fast,
     )
-    return row && rowToInvoice(row)
   }
 
   async list(q: InvoiceListQuery): Promise<Invoice[]> {
