@@ -45,4 +45,29 @@ describe('idempotent create under concurrency (API.md B3)', () => {
     const all = await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 100, now: t.clock.now() })
     expect(all).toHaveLength(1)
   })
+
+  it('when 20 identical requests race for an order whose invoice expired but is still pending in the database, then it is expired once and exactly one new invoice is created', async () => {
+    const { port } = t.app.server.address() as { port: number }
+    const post = (amount: string) =>
+      fetch(`http://127.0.0.1:${port}/api/v1/invoices`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+        body: JSON.stringify({ order_id: 'RACE-3', amount, currency: 'RUB', lifetime: 300 }),
+      })
+    const stale = (await (await post('10.00')).json()) as { order_id: string }
+    t.clock.advance(301) // no sweep ran: the old invoice is still pending in the database
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => post('20.00').then(async (r) => ({ status: r.status, body: (await r.json()) as { order_id: string; is_new: boolean } }))),
+    )
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1)
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(19)
+    expect(answers.filter((a) => a.body.is_new)).toHaveLength(1)
+    const fresh = new Set(answers.map((a) => a.body.order_id))
+    expect(fresh.size).toBe(1)
+    expect(fresh.has(stale.order_id)).toBe(false)
+    const all = await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 100, now: t.clock.now() })
+    expect(all.map((inv) => inv.status).sort()).toEqual(['expired', 'pending'])
+    // expired once: one invoice.expired event (its webhook), however many requests found it stale
+    expect((await t.rt.store.events.listByInvoice(stale.order_id as never)).map((e) => e.type)).toEqual(['invoice.expired'])
+  })
 })
