@@ -56,6 +56,12 @@ describe('idempotent create under concurrency (API.md B3)', () => {
       })
     const stale = (await (await post('10.00')).json()) as { order_id: string }
     t.clock.advance(301) // no sweep ran: the old invoice is still pending in the database
+    // twenty connections open first, so the creates arrive together instead of behind their connection setups
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`http://127.0.0.1:${port}/api/invoice/getInfo?merchant_id=${m.id}&invoice_id=${stale.order_id}`, { headers: { 'x-api-key': m.apiKey } }).then((r) => r.arrayBuffer()),
+      ),
+    )
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => post('20.00').then(async (r) => ({ status: r.status, body: (await r.json()) as { order_id: string; is_new: boolean } }))),
     )
