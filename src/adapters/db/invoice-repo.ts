@@ -98,15 +98,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     return this.#cache.lookup(
       this.#db,
       'invoice-by-order',
-      (m: MerchantId, o: string) =>
-        this.#db
-          .selectFrom('invoices')
-          .select(INVOICE_COLUMNS)
-          .where('merchant_id', '=', m)
-          .where('order_id', '=', o)
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(1),
+      (m: MerchantId, o: string) => this.#ofOrder(m, o).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1),
       [merchantId, orderId],
       this.#guard,
       firstInvoice,
@@ -139,19 +131,18 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     )
   }
 
+  /** This merchant's invoices with this order_id, every column: what findByOrderId and findLive narrow down. */
+  #ofOrder(merchantId: MerchantId, orderId: string) {
+    return this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('merchant_id', '=', merchantId).where('order_id', '=', orderId)
+  }
+
   /** Outside transactions, the answer to a repeated create (PostgreSQL: a prepared statement, like the hot lookups). */
   findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined> {
     return this.#cache.lookup(
       this.#db,
       'invoice-live',
-      (m: MerchantId, o: string) =>
-        this.#db
-          .selectFrom('invoices')
-          .select(INVOICE_COLUMNS)
-          .where('merchant_id', '=', m)
-          .where('order_id', '=', o)
-          // literal predicate: lets the planner use the partial unique index (at most one row)
-          .where(LIVE_ORDER_PREDICATE),
+      // literal predicate: lets the planner use the partial unique index (at most one row)
+      (m: MerchantId, o: string) => this.#ofOrder(m, o).where(LIVE_ORDER_PREDICATE),
       [merchantId, orderId],
       this.#guard,
       firstInvoice,
