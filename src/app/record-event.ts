@@ -13,14 +13,16 @@ export type RecordEventDeps = Pick<AppDeps, 'newId' | 'webhooks'>
  * callback_url, its delivery with the webhook body — the invoice as getInfo reads it at the moment of the
  * event — all in the caller's transaction. A crash can lose neither the transition's webhook nor its order.
  *
- * `before` is the invoice as it was: the delivery's order key (API.md B6, per-invoice order) is never earlier
- * than the invoice's previous change, so a transition that read the clock before it waited for the database,
- * or on an instance whose clock lags, still sorts after the event it follows.
+ * `before` is the invoice as it was. The delivery's order key (API.md B6, per-invoice order) is later than the
+ * invoice's previous change, the time of the event it follows, however this clock reads: a transition that read
+ * the clock before it waited for the database, or ran on an instance whose clock lags, still sorts after it. The
+ * key is strictly later, not equal: a tie would fall to the delivery ids, which come from the clocks that may lag.
+ * It is the `updatedAt` that `transition` gives the invoice, so the next change sorts after this one in turn.
  */
 export async function recordEvent(tx: Tx, deps: RecordEventDeps, before: Invoice, after: Invoice, event: InvoiceEvent): Promise<void> {
   await tx.events.append(event)
   if (after.callbackUrl === null) return
-  const orderAt = new Date(Math.max(event.createdAt.getTime(), before.updatedAt.getTime()))
+  const orderAt = new Date(Math.max(event.createdAt.getTime(), before.updatedAt.getTime() + 1))
   const delivery: Delivery = {
     id: deps.newId() as DeliveryId,
     eventId: event.id,

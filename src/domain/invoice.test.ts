@@ -93,6 +93,18 @@ describe('transition: every from → to pair (API.md B5)', () => {
     expect(rest).toEqual(restBefore)
   })
 
+  it('when the clock reads earlier than the last change (an instance whose clock lags), then updatedAt still moves on by 1 ms', () => {
+    const before = invoice('hold', { updatedAt: BEFORE_EXPIRY })
+    const lagging = new Date(BEFORE_EXPIRY.getTime() - 10_000)
+    const r = transition(before, { to: 'paid', now: lagging, eventId: EVENT_ID })
+    expect(r.ok).toBe(true)
+    if (!r.ok) return
+    expect(r.invoice.updatedAt).toEqual(new Date(BEFORE_EXPIRY.getTime() + 1))
+    // the times the merchant sees stay the clock's
+    expect(r.invoice.paidAt).toEqual(lagging)
+    expect(r.event.createdAt).toEqual(lagging)
+  })
+
   it.each(STATUSES)('when canTransition is asked whether a %s invoice can become pending, then no', (from) => {
     expect(canTransition(from, 'pending')).toBe(false)
   })

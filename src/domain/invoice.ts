@@ -38,6 +38,10 @@ export interface Invoice {
   readonly paidAt: Date | null
   readonly heldAt: Date | null
   readonly createdAt: Date
+  /**
+   * The invoice's last change: the clock's time, but always later than the change before it (see `transition`),
+   * so this invoice's changes, and the webhooks they cause, keep their order when clocks differ between instances.
+   */
   readonly updatedAt: Date
 }
 
@@ -97,7 +101,9 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
   const invoice: Invoice = {
     ...inv,
     status: to,
-    updatedAt: input.now,
+    // Later than the previous change even when this clock reads earlier (an instance whose clock lags the one that
+    // made that change): the webhook order key is this time (record-event.ts), and it must grow with every change.
+    updatedAt: new Date(Math.max(input.now.getTime(), inv.updatedAt.getTime() + 1)),
     paidAt: to === 'paid' ? input.now : inv.paidAt,
     heldAt: to === 'hold' ? input.now : inv.heldAt,
     credited: to === 'paid' ? (input.credited ?? inv.amount) : inv.credited,

@@ -127,6 +127,22 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     expect(await events(id)).toEqual(['invoice.hold', 'invoice.failed'])
   })
 
+  it('when the hold and the capture run on clocks that lag the create, then the webhooks still go out in order: hold first, paid behind it', async () => {
+    // create on one instance; hold and capture on another whose clock is 10 s behind (API.md B6, per-invoice order)
+    const id = await create({ callback_url: 'https://shop.example/hooks' })
+    t.clock.advance(-10)
+    expect((await simulate(id, 'hold')).statusCode).toBe(200)
+    t.clock.advance(1)
+    expect((await merchantAction(id, 'capture')).statusCode).toBe(200)
+    const far = new Date(t.clock.now().getTime() + 3_600_000)
+    const claim = () => t.rt.store.transaction((tx) => tx.deliveries.claimDue(far, new Date(far.getTime() + 60_000), 10))
+    const first = await claim()
+    // paid waits until hold has succeeded or been given up
+    expect(first.map((d) => d.type)).toEqual(['invoice.hold'])
+    await t.rt.store.transaction((tx) => tx.deliveries.settle(first[0]!, { status: 'succeeded', attemptCount: 1, nextAttemptAt: null, updatedAt: far }))
+    expect((await claim()).map((d) => d.type)).toEqual(['invoice.paid'])
+  })
+
   it('when a sandboxed payment is simulated with a bad outcome, then 400 validation_failed', async () => {
     const id = await create()
     const res = await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'refund' }) })
