@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CycleInput, SendOutcome } from '../app/dispatch-webhooks.js'
 import type { ClaimedDelivery } from '../domain/delivery.js'
-import { startWebhookDispatcher, type DispatcherLog } from './webhook-dispatcher.js'
+import { startWebhookDispatcher, wakeSlot, type DispatcherLog } from './webhook-dispatcher.js'
 
 const quiet: DispatcherLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined }
 const claimOf = (n: number): ClaimedDelivery =>
@@ -80,5 +80,61 @@ describe('the webhook dispatcher loop', () => {
     expect(finished).toEqual(['d0'])
     expect(released.sort()).toEqual(['d1', 'd2'])
     expect(last.claimLimit).toBe(0) // nothing new is claimed once stopping
+  })
+
+  it('when attempts fail with retries due in 300 and 600 ms, then each is claimed again when it comes due, not at the next poll', async () => {
+    const delays: Record<string, number> = { d0: 300, d1: 600 }
+    const due = new Map<string, number>()
+    const reclaimedAt = new Map<string, number>()
+    let first = true
+    const d = startWebhookDispatcher({
+      async cycle(input) {
+        const now = Date.now()
+        const claimed: ClaimedDelivery[] = []
+        if (first) {
+          first = false
+          claimed.push(claimOf(0), claimOf(1))
+        }
+        for (const [id, at] of due) {
+          if (now < at || reclaimedAt.has(id)) continue
+          reclaimedAt.set(id, now)
+          claimed.push({ ...claimOf(Number(id.slice(1))), attemptCount: 1 })
+        }
+        return { recorded: input.finished.map((f) => ({ ...f, settled: true })), claimed }
+      },
+      async send(claim): Promise<SendOutcome> {
+        const at = new Date()
+        if (claim.attemptCount > 0) {
+          return { kind: 'finished', finished: { claim, attempt: { id: `a${claim.id}2`, at, statusCode: 200, latencyMs: 1, error: null }, result: 'success', step: { status: 'succeeded', nextAttemptAt: null } } }
+        }
+        const nextAttemptAt = new Date(at.getTime() + delays[claim.id]!)
+        due.set(claim.id, nextAttemptAt.getTime())
+        return { kind: 'finished', finished: { claim, attempt: { id: `a${claim.id}`, at, statusCode: 500, latencyMs: 1, error: null }, result: 'http_error', step: { status: 'pending', nextAttemptAt } } }
+      },
+      subscribe: () => () => undefined,
+      now: () => new Date(),
+      concurrency: 4,
+      pollMs: 60_000, // the poll never comes in this test: only the retries' own timers can wake the loop
+      log: quiet,
+    })
+    const deadline = Date.now() + 3000
+    while (reclaimedAt.size < 2 && Date.now() < deadline) await tick()
+    await d.stop(100)
+    for (const id of ['d0', 'd1']) {
+      const late = reclaimedAt.get(id)! - due.get(id)!
+      expect(late, id).toBeGreaterThanOrEqual(0)
+      expect(late, id).toBeLessThan(250)
+    }
+  })
+
+  it('when a retry is due, then its wake-up slot ends at or after it, by at most 1 % of the delay (never less than 8 ms wide)', () => {
+    for (const delay of [0, 50, 1_000, 5_000, 300_000, 36_000_000]) {
+      const at = 1_764_000_000_123 + delay
+      const slot = wakeSlot(at, delay)
+      expect(slot).toBeGreaterThanOrEqual(at)
+      expect(slot - at).toBeLessThan(Math.max(8, delay / 100))
+    }
+    // retries due close together share a slot, so they share a timer
+    expect(wakeSlot(1_764_000_005_000, 5_000)).toBe(wakeSlot(1_764_000_005_010, 5_010))
   })
 })

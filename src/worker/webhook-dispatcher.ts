@@ -3,6 +3,8 @@ import type { ClaimedDelivery } from '../domain/delivery.js'
 
 /** A timer may fire a millisecond early (libuv rounds): a little late beats a claim that finds nothing due. */
 const WAKE_MARGIN_MS = 5
+/** Longer waits are left to the poll: setTimeout cannot wait longer than 2^31-1 ms (it would fire at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** The logger the dispatcher needs (pino's shape). */
 export interface DispatcherLog {
@@ -23,7 +25,7 @@ export interface WebhookDispatcherOptions {
   now(): Date
   /** Deliveries in flight at once (each of a different invoice: only the oldest pending one of an invoice is due). */
   readonly concurrency: number
-  /** Fallback poll: other instances' events, lost rings, expired leases. Retries due sooner set a timer. */
+  /** Fallback poll: other instances' events, lost rings, expired leases. This process's own retries set timers. */
   readonly pollMs: number
   readonly log: DispatcherLog
 }
@@ -51,8 +53,8 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
   let cycling: Promise<void> | undefined
   let again = false
   let stopped = false
-  let wakeTimer: NodeJS.Timeout | undefined
-  let wakeAt = Number.POSITIVE_INFINITY
+  /** Timers for retries coming due, by the end of their time slot (`wakeSlot`). */
+  const wakeTimers = new Map<number, NodeJS.Timeout>()
 
   const kick = (): void => {
     if (cycling !== undefined) {
@@ -109,21 +111,25 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     inFlight.set(claim.id, { abort, done })
   }
 
+  // A retry of this process's attempts is claimed when it comes due, not at the next poll after it: a poll that
+  // runs before it is due leaves it for the one after, up to `pollMs` late (a 5 s retry made 6 s, outside its
+  // jitter). Each retry gets a timer; those that come due in one time slot share it (see `wakeSlot`).
   const wakeFor = (at: Date): void => {
-    if (stopped || at.getTime() >= wakeAt) return
-    const delay = at.getTime() - opts.now().getTime()
-    if (delay >= opts.pollMs) return // the poll comes first anyway
-    if (wakeTimer !== undefined) clearTimeout(wakeTimer)
-    wakeAt = at.getTime()
-    wakeTimer = setTimeout(
+    if (stopped) return
+    const now = opts.now().getTime()
+    const delay = at.getTime() - now
+    if (delay >= MAX_TIMER_MS) return
+    const slot = wakeSlot(at.getTime(), delay)
+    if (wakeTimers.has(slot)) return
+    const timer = setTimeout(
       () => {
-        wakeTimer = undefined
-        wakeAt = Number.POSITIVE_INFINITY
+        wakeTimers.delete(slot)
         kick()
       },
-      Math.max(0, delay) + WAKE_MARGIN_MS,
+      Math.max(0, slot - now) + WAKE_MARGIN_MS,
     )
-    wakeTimer.unref()
+    timer.unref()
+    wakeTimers.set(slot, timer)
   }
 
   const report = (r: RecordedAttempt): void => {
@@ -165,7 +171,8 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
       stopped = true
       unsubscribe()
       clearInterval(poll)
-      if (wakeTimer !== undefined) clearTimeout(wakeTimer)
+      for (const timer of wakeTimers.values()) clearTimeout(timer)
+      wakeTimers.clear()
       await cycling
       const running = [...inFlight.values()]
       if (running.length > 0) {
@@ -180,6 +187,18 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
       if (finished.length > 0 || released.length > 0) await cycle()
     },
   }
+}
+
+/**
+ * The end of the time slot a retry due at `at` (in `delayMs`) is woken at: slots are a power of two of at least
+ * 8 ms and at most 1 % of the delay wide. A retry is then at most 1 % of its delay late (a 5 s one: 32 ms), and
+ * retries that share a slot share a timer: an outage's thousands of retries, spread over hours, need a few hundred
+ * timers for each doubling of the delay instead of one each.
+ */
+export function wakeSlot(at: number, delayMs: number): number {
+  let width = 8
+  while (width * 2 <= delayMs / 100) width *= 2
+  return Math.ceil(at / width) * width
 }
 
 function hostOf(url: string): string {
