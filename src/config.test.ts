@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig, type Config } from './config.js'
-import { ALL_CURRENCY_CODES } from './domain/currencies.js'
+import { currencyExponent } from './domain/currencies.js'
 
-const isCurrency = (c: string): boolean => ALL_CURRENCY_CODES.includes(c)
-const load = (env: Record<string, string>): Config => loadConfig(env, isCurrency)
+const load = (env: Record<string, string>): Config => loadConfig(env, currencyExponent)
 
 /** The ConfigError thrown for `env`; fails when loading succeeds. */
 function configError(env: Record<string, string>): ConfigError {
@@ -144,6 +143,22 @@ describe('loadConfig — accepted values', () => {
     ])
   })
 
+  it('when a SERVICE_LIMITS max is more than an amount can be in one of the currencies, then the start stops and names it, with the largest', () => {
+    // 100,000,000,000,000.00 RUB is 10^16 kopecks, past the 2^53 - 1 held exactly; in JPY (no decimals) it fits
+    expect(configError({ CURRENCIES: 'JPY,RUB', SERVICE_LIMITS: 'card=1..100000000000000' }).message).toContain(
+      'SERVICE_LIMITS: card: max 100000000000000 is more than an amount in RUB can be (at most 90071992547409.91)',
+    )
+    expect(load({ CURRENCIES: 'JPY', SERVICE_LIMITS: 'card=1..100000000000000' }).services[0]?.max).toBe('100000000000000')
+    expect(load({ SERVICE_LIMITS: 'card=1..90071992547409.91' }).services[0]?.max).toBe('90071992547409.91')
+  })
+
+  it('when SERVICE_LIMITS leaves no amount of a currency between min and max, then the start stops and names it', () => {
+    expect(configError({ CURRENCIES: 'JPY', SERVICE_LIMITS: 'card=1.20..1.80' }).message).toContain(
+      'SERVICE_LIMITS: card: no JPY amount lies within 1.20..1.80 (JPY has 0 decimal places)',
+    )
+    expect(load({ CURRENCIES: 'RUB', SERVICE_LIMITS: 'card=1.20..1.80' }).services[0]?.min).toBe('1.20')
+  })
+
   it('when SERVICE_FEES=card=2.5%,sbp=0.4%+1.00, then card has 2.5 % and sbp 0.4 % plus 1.00', () => {
     const c = load({ SERVICE_FEES: 'card=2.5%,sbp=0.4%+1.00' })
     expect(c.services.find((s) => s.name === 'card')?.fee).toEqual({ percent: '2.5', fixed: '0' })
@@ -204,6 +219,7 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     ['SERVICE_LIMITS', 'card=100..1'],
     ['SERVICE_LIMITS', 'crypto=1..100'],
     ['SERVICE_LIMITS', 'card'],
+    ['SERVICE_LIMITS', 'card=1..100000000000000'],
     ['REDIS_URL', 'http://cache:6379'],
     ['REDIS_URL', 'cache:6379'],
   ])('when %s=%s, then a ConfigError names %s', (name, value) => {

@@ -59,7 +59,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const SERVICE_NAME = /^[a-z][a-z0-9_-]{0,31}$/
 
 /** Reads and validates every variable; throws one ConfigError naming each bad one. */
-export function loadConfig(env: Env, isCurrency: (code: string) => boolean = () => true): Config {
+export function loadConfig(env: Env, exponentOf: (code: string) => number | undefined = () => 2): Config {
+  const isCurrency = (code: string): boolean => exponentOf(code) !== undefined
   const problems: string[] = []
   const bad = (name: string, message: string): void => {
     problems.push(`${name}: ${message}`)
@@ -128,6 +129,7 @@ export function loadConfig(env: Env, isCurrency: (code: string) => boolean = () 
   const services = parseServices(raw('SERVICES') ?? 'card,sbp', currencies, bad)
   applyServiceLimits(raw('SERVICE_LIMITS'), services, bad)
   applyServiceFees(raw('SERVICE_FEES'), services, bad)
+  checkLimitsHold(services, currencies, exponentOf, bad)
 
   const invoiceMinLifetime = int('INVOICE_MIN_LIFETIME', 300, 1, 31_536_000)
   const invoiceMaxLifetime = int('INVOICE_MAX_LIFETIME', 2_592_000, 1, 31_536_000)
@@ -211,6 +213,44 @@ function applyServiceLimits(text: string | undefined, services: ServiceConfig[],
     if (Number(min) > Number(max)) bad('SERVICE_LIMITS', `${svc.name}: min exceeds max`)
     services[idx] = { ...svc, min, max }
   }
+}
+
+/** The largest amount held exactly, in minor units (Number.MAX_SAFE_INTEGER: the domain's MAX_MINOR). */
+const MAX_MINOR = 2n ** 53n - 1n
+
+/**
+ * Each service's bounds, in minor units of each currency it takes: the max must be an amount the service can hold
+ * exactly (a larger one would fail every create at request time), and some amount must lie between min and max
+ * once they are rounded inwards to the currency's minor unit (1.20..1.80 leaves no JPY amount).
+ */
+function checkLimitsHold(
+  services: readonly ServiceConfig[],
+  currencies: readonly string[],
+  exponentOf: (code: string) => number | undefined,
+  bad: (n: string, m: string) => void,
+): void {
+  for (const svc of services) {
+    if (!DECIMAL.test(svc.min) || !DECIMAL.test(svc.max)) continue // reported by applyServiceLimits
+    for (const currency of svc.currencies ?? currencies) {
+      const exponent = exponentOf(currency)
+      if (exponent === undefined) continue // reported with CURRENCIES
+      const min = minorUnits(svc.min, exponent, 'ceil')
+      const max = minorUnits(svc.max, exponent, 'floor')
+      if (max > MAX_MINOR) {
+        const largest = exponent === 0 ? `${MAX_MINOR}` : `${MAX_MINOR / 10n ** BigInt(exponent)}.${`${MAX_MINOR % 10n ** BigInt(exponent)}`.padStart(exponent, '0')}`
+        bad('SERVICE_LIMITS', `${svc.name}: max ${svc.max} is more than an amount in ${currency} can be (at most ${largest})`)
+      } else if (min > max) {
+        bad('SERVICE_LIMITS', `${svc.name}: no ${currency} amount lies within ${svc.min}..${svc.max} (${currency} has ${exponent} decimal places)`)
+      }
+    }
+  }
+}
+
+/** A decimal text in minor units, rounded inwards: `ceil` for a minimum, `floor` for a maximum. */
+function minorUnits(text: string, exponent: number, round: 'ceil' | 'floor'): bigint {
+  const [whole = '0', frac = ''] = text.split('.')
+  const minor = BigInt(whole + frac.slice(0, exponent).padEnd(exponent, '0'))
+  return round === 'ceil' && /[1-9]/.test(frac.slice(exponent)) ? minor + 1n : minor
 }
 
 /** `SERVICE_FEES=card=2.5%,sbp=0.4%+1.00`: percent and/or fixed fee per service (API.md E). */

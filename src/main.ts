@@ -46,7 +46,7 @@ import { setMerchantStatus } from './app/set-merchant-status.js'
 import type { CliCommands } from './cli/run-cli.js'
 import { runCli } from './cli/run-cli.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
-import { ALL_CURRENCY_CODES } from './domain/currencies.js'
+import { currencyExponent } from './domain/currencies.js'
 import type { Clock } from './ports/clock.js'
 import type { RateLimiter } from './ports/rate-limiter.js'
 import type { Store } from './ports/store.js'
@@ -305,7 +305,7 @@ function printDemo(config: Config, merchantId: string, apiKey: string, webhookSe
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let config: Config
   try {
-    config = loadConfig(env, (c) => ALL_CURRENCY_CODES.includes(c))
+    config = loadConfig(env, currencyExponent)
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`)

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli, type CliCommands } from '../../src/cli/run-cli.js'
 import { loadConfig } from '../../src/config.js'
-import { ALL_CURRENCY_CODES } from '../../src/domain/currencies.js'
+import { currencyExponent } from '../../src/domain/currencies.js'
 import { cliCommands, createRuntime, type Runtime } from '../../src/main.js'
 import { pino } from 'pino'
 
@@ -16,7 +16,7 @@ describe('CLI: random argv never throws (issue #6)', () => {
   let merchantId: string
   let keyId: string
   beforeAll(async () => {
-    const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://pay.test' }, (c) => ALL_CURRENCY_CODES.includes(c))
+    const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://pay.test' }, currencyExponent)
     rt = await createRuntime(config, { logger: pino({ level: 'silent' }) })
     commands = cliCommands(rt)
     const m = await commands.createMerchant({ name: 'Fuzz' })

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
-import { ALL_CURRENCY_CODES } from '../../src/domain/currencies.js'
+import { currencyExponent } from '../../src/domain/currencies.js'
 import { cliCommands, createHttpApp, createRuntime, startWorkers } from '../../src/main.js'
 import { FakeClock } from '../helpers/fake-clock.js'
 
@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const configFor = (file: string) =>
   loadConfig(
     { DATABASE_URL: `sqlite:${join(dir, file)}`, LOG_LEVEL: 'silent', INVOICE_MIN_LIFETIME: '1', INVOICE_LIFETIME: '3600', PUBLIC_URL: 'http://pay.test' },
-    (c) => ALL_CURRENCY_CODES.includes(c),
+    currencyExponent,
   )
 
 async function createInvoice(rt: Awaited<ReturnType<typeof createRuntime>>, lifetime: number): Promise<string> {

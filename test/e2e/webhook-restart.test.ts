@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
-import { ALL_CURRENCY_CODES } from '../../src/domain/currencies.js'
+import { currencyExponent } from '../../src/domain/currencies.js'
 import type { DeliveryId } from '../../src/domain/ids.js'
 import { cliCommands, createHttpApp, createRuntime, startWorkers, type Runtime } from '../../src/main.js'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
@@ -33,7 +33,7 @@ const configFor = (file: string) =>
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_SCHEDULE: '0,0.5,0.5,0.5',
     },
-    (c) => ALL_CURRENCY_CODES.includes(c),
+    currencyExponent,
   )
 
 async function start(file: string, graceMs = 5000): Promise<Instance> {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { loadConfig, type Config } from '../../src/config.js'
-import { ALL_CURRENCY_CODES } from '../../src/domain/currencies.js'
+import { currencyExponent } from '../../src/domain/currencies.js'
 import { cliCommands, createHttpApp, createRuntime, startWorkers, type Runtime } from '../../src/main.js'
 import type { Clock } from '../../src/ports/clock.js'
 import { FakeClock } from './fake-clock.js'
@@ -56,7 +56,7 @@ export async function buildTestApp(
   const schema: TestSchema | undefined = db === 'postgres' && env.DATABASE_URL === undefined ? await createTestSchema() : undefined
   const config = loadConfig(
     { DATABASE_URL: schema?.url ?? 'sqlite::memory:', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://pay.test', KEY_CACHE_TTL: '0', ...env },
-    (c) => ALL_CURRENCY_CODES.includes(c),
+    currencyExponent,
   )
   const clock = opts.clock ?? new FakeClock()
   let rt: Runtime
