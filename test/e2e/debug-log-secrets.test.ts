@@ -81,6 +81,9 @@ describe('secrets at LOG_LEVEL=debug', () => {
       expect((await call('GET', info, 'mk_short')).status).toBe(401)
       // a client that pastes its key into the URL as well (ignored: unknown query parameters are)
       expect((await call('GET', `${info}&api_key=${key2}`, key2)).status).toBe(200)
+      // ... with its underscore, or every character, percent-encoded
+      expect((await call('GET', `${info}&api_key=mk%5F${key2.slice(3)}`, key2)).status).toBe(200)
+      expect((await call('GET', `${info}&api_key=${percentEncoded(key2)}`, key2)).status).toBe(200)
       // a malformed body: the problem answer and the log name the field, not the header
       expect((await call('POST', '/api/v1/invoices', key2, { order_id: 'D-3', amount: '1.005', currency: 'RUB' })).status).toBe(400)
     } finally {
@@ -102,6 +105,7 @@ describe('secrets at LOG_LEVEL=debug', () => {
       const hash = createHash('sha256').update(key).digest()
       forbidden[name] = key
       forbidden[`${name}: the random part`] = key.slice(3)
+      forbidden[`${name}: percent-encoded`] = percentEncoded(key).slice(9) // past "mk_" (%6d%6b%5f)
       forbidden[`${name}: hash, hex`] = hash.toString('hex')
       forbidden[`${name}: hash, base64`] = hash.toString('base64')
       forbidden[`${name}: hash, base64url`] = hash.toString('base64url')
@@ -116,3 +120,8 @@ describe('secrets at LOG_LEVEL=debug', () => {
     expect(output).not.toMatch(/whsec_[A-Za-z0-9+/]/)
   })
 })
+
+/** Every character as %xx: still the key to a server that decodes the query. */
+function percentEncoded(text: string): string {
+  return [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')
+}

@@ -8,9 +8,16 @@ const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/
 // Credentials a client put in the URL by mistake (`?api_key=mk_…`): the access log keeps the URL but not them.
 const CREDENTIAL_IN_URL = /(mk_|whsec_)[A-Za-z0-9_%+/=-]+/g
 
-/** The request URL as the access log writes it: API keys and webhook secrets in it replaced by `[redacted]`. */
+// A percent-encoded letter, digit or `-._~`: the same character to the server (RFC 3986 §2.3), so `mk%5F…` is a key.
+const ENCODED_UNRESERVED = /%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])/g
+
+/**
+ * The request URL as the access log writes it: API keys and webhook secrets in it replaced by `[redacted]`, also when
+ * some of their characters are percent-encoded (those are decoded first; nothing else in the URL changes).
+ */
 export function loggableUrl(url: string): string {
-  return url.replace(CREDENTIAL_IN_URL, '$1[redacted]')
+  const plain = url.includes('%') ? url.replace(ENCODED_UNRESERVED, (e) => String.fromCharCode(Number.parseInt(e.slice(1), 16))) : url
+  return plain.replace(CREDENTIAL_IN_URL, '$1[redacted]')
 }
 
 /** Fastify's `genReqId`: the client's `x-request-id` when it is a safe token, else a new UUID. */
