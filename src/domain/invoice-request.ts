@@ -7,6 +7,8 @@ import { classifyHost, isPublic } from './network-address.js'
 export interface CreateInvoiceInput {
   readonly orderId: string
   readonly amount: number | string
+  /** A JSON number `amount` as the client wrote it ("100.50", "1e2"): checked instead of the double it became. */
+  readonly amountText?: string | undefined
   readonly currency: string
   readonly comment?: string | undefined
   readonly service?: string | undefined
@@ -40,6 +42,11 @@ export interface ValidCreateRequest {
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+/**
+ * Half of a UTF-16 surrogate pair on its own (JSON's "\ud800"): not a character, so not Unicode text. Stored, it
+ * becomes invalid UTF-8 in SQLite and U+FFFD in PostgreSQL; the order could no longer be found by its order_id.
+ */
+const LONE_SURROGATE = /\p{Cs}/u
 
 /**
  * Every semantic rule of API.md B2 that a JSON schema cannot express; all failures are collected so the
@@ -58,6 +65,7 @@ export function validateCreateRequest(
   const orderIdLength = [...input.orderId].length
   if (orderIdLength === 0 || orderIdLength > 128) fail('order_id', 'must be 1 to 128 characters')
   else if (CONTROL.test(input.orderId)) fail('order_id', 'must not contain control characters')
+  else if (LONE_SURROGATE.test(input.orderId)) fail('order_id', 'must be Unicode text: it holds half of a surrogate pair')
 
   const currency = /^[A-Za-z]{3}$/.test(input.currency) ? input.currency.toUpperCase() : ''
   const exponent = enabledExponent(rules.catalog, currency)
@@ -73,8 +81,10 @@ export function validateCreateRequest(
   }
 
   let amount: Minor | undefined
-  const text = typeof input.amount === 'number' ? numberText(input.amount) : input.amount
-  if (text === undefined || (typeof input.amount === 'number' && input.amount < 0)) {
+  // A number is checked as written when its text is known: a double cannot tell 100.5 from 100.500 or from
+  // 100.50000000000000001, and the decimal places the client sent are what B2 limits.
+  const text = typeof input.amount === 'number' ? (input.amountText ?? numberText(input.amount)) : input.amount
+  if (text === undefined || (typeof input.amount === 'number' && (input.amount < 0 || !/^[0-9.]+$/.test(text)))) {
     fail('amount', 'must be a positive decimal number without exponent')
   } else if (exponent === undefined) {
     // the currency is wrong, but a malformed amount is still worth reporting in the same answer
@@ -101,6 +111,7 @@ export function validateCreateRequest(
   // U+0000 is no text: PostgreSQL cannot store it, and no shop means it.
   if (input.comment?.includes('\u0000') === true) fail('comment', 'must not contain the NUL character')
   else if (input.comment !== undefined && [...input.comment].length > 1024) fail('comment', 'must be at most 1024 characters')
+  else if (input.comment !== undefined && LONE_SURROGATE.test(input.comment)) fail('comment', 'must be Unicode text: it holds half of a surrogate pair')
 
   const callbackUrl = checkUrl('callback_url', input.callbackUrl, rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'], fail, !rules.webhookAllowPrivate)
   const successUrl = checkUrl('success_url', input.successUrl, ['https:', 'http:'], fail)

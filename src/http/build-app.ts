@@ -3,6 +3,7 @@ import { registerDocs } from './plugins/docs.js'
 import { requireApiKey } from './plugins/auth.js'
 import { registerMetrics } from './plugins/metrics.js'
 import type { HttpDeps, HttpOptions } from './deps.js'
+import { registerJsonBody } from './plugins/json-body.js'
 import { frameworkErrors, registerProblemJson } from './plugins/problem-json.js'
 import { registerRequestId, requestIdOf } from './plugins/request-id.js'
 import { registerWriteBatching } from './plugins/write-batching.js'
@@ -38,6 +39,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   })
   // Only application/json bodies are accepted (API.md B2 → 415 otherwise).
   app.removeContentTypeParser('text/plain')
+  registerJsonBody(app, { exactNumbers: ['amount'] })
 
   registerRequestId(app)
   registerWriteBatching(app)

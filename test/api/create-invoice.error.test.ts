@@ -85,11 +85,58 @@ describe('POST /api/v1/invoices — errors', () => {
     expectProblem(await post('"x"'), 400, 'validation_failed')
   })
 
-  it('when the body carries __proto__, then it is refused and nothing is created', async () => {
-    const res = await post('{"order_id":"P","amount":1,"currency":"RUB","__proto__":{"admin":true}}')
-    expect(res.statusCode).toBe(400)
-    expect(['invalid_json', 'validation_failed']).toContain(res.json().code)
+  it.each([
+    ['__proto__', '"__proto__":{"admin":true}', '__proto__'],
+    ['__proto__ written with escapes', '"\\u005f_proto__":{"admin":true}', '__proto__'],
+    ['constructor.prototype', '"constructor":{"prototype":{"admin":true}}', 'constructor'],
+  ])('when the body carries %s, then 400 validation_failed names it as an unknown field and nothing is created', async (_name, member, field) => {
+    const p = expectProblem(await post(`{"order_id":"P","amount":1,"currency":"RUB",${member}}`), 400, 'validation_failed')
+    expect(p.errors).toEqual([{ field, message: 'is not a known field' }])
     expect(await countInvoices()).toBe(0)
+  })
+
+  // The amount as a JSON number is checked as the client wrote it (B2), not as the double it parses to.
+  it.each([
+    ['more decimals than a double holds', '123456.789999999999999', 'at most 2 decimal places for RUB'],
+    ['"100.500" written as a number', '100.500', 'at most 2 decimal places for RUB'],
+    ['an exponent', '1e2', 'without exponent'],
+    ['an exponent with a fraction', '1.5E+2', 'without exponent'],
+    ['a negative zero', '-0', 'without exponent'],
+  ])('when the amount is a JSON number with %s, then 400 validation_failed on amount and nothing is created', async (_name, amount, message) => {
+    const p = expectProblem(await post(`{"order_id":"N","amount":${amount},"currency":"RUB"}`), 400, 'validation_failed')
+    expect(p.errors).toEqual([{ field: 'amount', message: expect.stringContaining(message) }])
+    expect(await countInvoices()).toBe(0)
+  })
+
+  it('when a JSON number amount is written with at most the currency\'s decimals, then it is taken exactly', async () => {
+    for (const [n, written, stored] of [[1, '100.5', '100.50'], [2, '100.50', '100.50'], [3, '7', '7.00'], [4, '999999.99', '999999.99']] as const) {
+      const res = await post(`{"order_id":"OK-${n}","amount":${written},"currency":"RUB"}`)
+      expect(res.statusCode, res.body).toBe(201)
+      expect(res.json().amount).toBe(stored)
+    }
+  })
+
+  it('when a key is given twice beside a JSON number amount, then 400 invalid_json: which one is meant is not guessed', async () => {
+    const p = expectProblem(await post('{"order_id":"D","amount":5,"amount":7,"currency":"RUB"}'), 400, 'invalid_json')
+    expect(p.detail).toContain("Duplicate key 'amount'")
+    expect(await countInvoices()).toBe(0)
+  })
+
+  it('when the body is not valid UTF-8, then 400 invalid_json and nothing is created', async () => {
+    const body = Buffer.concat([Buffer.from('{"order_id":"caf'), Buffer.from([0xe9]), Buffer.from('","amount":"5.00","currency":"RUB"}')])
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', payload: body, headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    expect(expectProblem(res, 400, 'invalid_json').detail).toBe('the body is not valid UTF-8')
+    expect(await countInvoices()).toBe(0)
+  })
+
+  it('when order_id or comment holds half of a surrogate pair, then 400 validation_failed on it and nothing is created', async () => {
+    const oid = expectProblem(await post('{"order_id":"X\\ud800","amount":"5.00","currency":"RUB"}'), 400, 'validation_failed')
+    expect(oid.errors).toEqual([{ field: 'order_id', message: expect.stringContaining('surrogate') }])
+    const comment = expectProblem(await post('{"order_id":"X","amount":"5.00","currency":"RUB","comment":"a\\udfffb"}'), 400, 'validation_failed')
+    expect(comment.errors).toEqual([{ field: 'comment', message: expect.stringContaining('surrogate') }])
+    expect(await countInvoices()).toBe(0)
+    // a whole pair is one character, and welcome
+    expect((await post('{"order_id":"X\\ud83d\\udc4d","amount":"5.00","currency":"RUB"}')).statusCode).toBe(201)
   })
 
   it('when the body is larger than 16 KiB, then 413 payload_too_large', async () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { HttpDeps } from '../deps.js'
 import { createResponseToWire, invoiceToWire } from '../dto.js'
+import { numberText } from '../plugins/json-body.js'
 import { AUTH_ERRORS, InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
 import {
   CreateInvoiceBody,
@@ -41,6 +42,7 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
       const { invoice, isNew } = await deps.invoices.create(request.merchant, {
         orderId: b.order_id,
         amount: b.amount,
+        amountText: numberText(b, 'amount'),
         currency: b.currency,
         comment: b.comment,
         service: b.service,

@@ -1,0 +1,87 @@
+import { isUtf8 } from 'node:buffer'
+import type { FastifyInstance } from 'fastify'
+import { parse as parseKeepingNumbers } from 'lossless-json'
+import { parse as parseJson } from 'secure-json-parse'
+import { AppError } from '../../domain/errors.js'
+
+/**
+ * The `application/json` body parser (API.md B2, B7), in place of Fastify's own, which answers every failure with
+ * one "not valid JSON" and decodes whatever bytes it gets:
+ * - bytes that are not UTF-8 are `invalid_json` (JSON is UTF-8, RFC 8259 §8.1), not text with U+FFFD put in;
+ * - a key named `__proto__` (or `constructor` holding `prototype`) is a field the API does not know: 400
+ *   `validation_failed` naming it, as for any unknown field. It is still never let through (prototype poisoning);
+ * - the JSON numbers of the fields named in `exactNumbers` keep the text the client wrote (`numberText`): a double
+ *   cannot say whether the client sent 100.5, 100.500 or 100.50000000000000001, and money is checked on that text.
+ */
+export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNumbers: readonly string[] }): void {
+  const exact = opts.exactNumbers
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, raw: Buffer, done) => {
+    if (raw.length === 0) return done(new AppError('invalid_json', 'the body is empty; send a JSON object'), undefined)
+    if (!isUtf8(raw)) return done(new AppError('invalid_json', 'the body is not valid UTF-8'), undefined)
+    const utf8 = raw.toString('utf8')
+    const text = utf8.charCodeAt(0) === 0xfeff ? utf8.slice(1) : utf8 // a byte order mark, as Fastify's parser allows
+    let body: unknown
+    try {
+      body = parseJson(text, { protoAction: 'error', constructorAction: 'error' })
+    } catch {
+      return done(refusal(text), undefined)
+    }
+    if (exact.length > 0 && isObject(body) && exact.some((field) => typeof body[field] === 'number')) {
+      try {
+        const source = parseKeepingNumbers(text, undefined, (digits) => digits) as Record<string, unknown>
+        const texts = new Map<string, string>()
+        for (const field of exact) if (typeof source[field] === 'string' && typeof body[field] === 'number') texts.set(field, source[field])
+        numberTexts.set(body, texts)
+      } catch (err) {
+        // valid JSON that lossless-json refuses: a key given twice (JSON.parse would keep the last one silently)
+        return done(new AppError('invalid_json', `the body is not JSON this API accepts: ${(err as Error).message}`), undefined)
+      }
+    }
+    done(null, body)
+  })
+}
+
+const numberTexts = new WeakMap<object, ReadonlyMap<string, string>>()
+
+/** The JSON number in `body[field]` as the client wrote it (`"100.50"`, `"1e2"`), for a field parsed as exact. */
+export function numberText(body: object, field: string): string | undefined {
+  return numberTexts.get(body)?.get(field)
+}
+
+/** Why `text` did not parse: not JSON at all, or JSON with a key that could poison a prototype. */
+function refusal(text: string): AppError {
+  let plain: unknown
+  try {
+    plain = JSON.parse(text) // keys such as __proto__ become plain own properties here: safe to look at, never returned
+  } catch {
+    return new AppError('invalid_json', 'the body is not valid JSON')
+  }
+  const field = poisonedKey(plain, '') ?? '__proto__'
+  return new AppError('validation_failed', `${field}: is not a known field`, [{ field, message: 'is not a known field' }])
+}
+
+/** The path of the first `__proto__` key, or `constructor` key holding `prototype`, in `value` (what secure-json-parse refuses). */
+function poisonedKey(value: unknown, path: string): string | undefined {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = poisonedKey(value[i], `${path}[${i}]`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (!isObject(value)) return undefined
+  for (const key of Object.keys(value)) {
+    const at = path === '' ? key : `${path}.${key}`
+    if (key === '__proto__') return at
+    const inner = value[key]
+    if (key === 'constructor' && isObject(inner) && Object.hasOwn(inner, 'prototype')) return at
+    const found = poisonedKey(inner, at)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
