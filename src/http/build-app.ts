@@ -4,7 +4,7 @@ import { requireApiKey } from './plugins/auth.js'
 import { registerMetrics } from './plugins/metrics.js'
 import type { HttpDeps, HttpOptions } from './deps.js'
 import { registerJsonBody } from './plugins/json-body.js'
-import { frameworkErrors, registerProblemJson } from './plugins/problem-json.js'
+import { clientErrors, frameworkErrors, registerProblemJson } from './plugins/problem-json.js'
 import { registerRequestId, requestIdOf } from './plugins/request-id.js'
 import { registerWriteBatching } from './plugins/write-batching.js'
 import { invoiceRoutes } from './routes/invoices.js'
@@ -32,6 +32,8 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     return503OnClosing: false,
     // router errors (over-long path parameter, bad percent-encoding) as B7 problems too
     frameworkErrors,
+    // requests node's HTTP parser refuses (bad header syntax, headers over 16 KiB) as B7 problems too
+    clientErrorHandler: clientErrors,
     ajv: {
       // API.md B2: unknown fields are rejected, never silently removed; bodies are never coerced.
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true },

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../../domain/errors.js'
 import { StoreUnavailableError } from '../../ports/store.js'
@@ -69,6 +72,33 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   } else {
     sendProblem(reply, toProblem(err, request))
   }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request node's HTTP parser refused before Fastify saw it (a malformed request
+ * line or header, headers over the 16 KiB node allows, a request that did not arrive in time). Fastify would answer
+ * a plain `application/json` body without `x-request-id`; this answers a B7 problem with one, then closes the
+ * connection as node does (what follows on it cannot be parsed). The status stays what HTTP says (431 for large
+ * headers, 408 for a timeout); the code is the contract's nearest. Nothing reached the service: nothing changed.
+ */
+export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const id = randomUUID()
+  const [status, problem] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, problemOf('payload_too_large', 'the request headers are larger than 16 KiB')]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, problemOf('validation_failed', 'the request did not arrive in full in time')]
+        : [400, problemOf('validation_failed', 'the request is not valid HTTP/1.1')]
+  const body = JSON.stringify({ ...problem, status, title: STATUS_CODES[status] ?? problem.title })
+  this.log.debug({ reqId: id, code: err.code }, 'HTTP request refused by the parser')
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
 }
 
 function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): Problem {

@@ -1,0 +1,61 @@
+/**
+ * Requests node's HTTP parser refuses before the app sees them (API.md B7): still a problem+json answer with a
+ * stable code and an `x-request-id`, over a real socket (inject() never goes through the parser).
+ */
+import { connect } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+
+let t: TestApp
+let m: TestMerchant
+let port: number
+beforeAll(async () => {
+  t = await buildTestApp()
+  m = await t.merchant()
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  port = (t.app.server.address() as AddressInfo).port
+})
+afterAll(async () => t.close())
+
+/** Writes `raw` on a fresh connection and reads until the server closes it. */
+function exchange(raw: string | Buffer): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    socket.on('data', (c) => chunks.push(c))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8')
+      const [head = '', body = ''] = text.split('\r\n\r\n')
+      const [statusLine = '', ...lines] = head.split('\r\n')
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body })
+    })
+    socket.end(raw)
+  })
+}
+
+describe('requests the HTTP parser refuses (API.md B7)', () => {
+  it.each([
+    ['a header line without a colon', `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nBad Header y\r\n\r\n`, 400, 'validation_failed'],
+    ['a space in a header name', `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`, 400, 'validation_failed'],
+    ['a malformed chunked body', `POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, 400, 'validation_failed'],
+    ['headers over 16 KiB', `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`, 431, 'payload_too_large'],
+  ])('when a request has %s, then %i with a problem+json body and an x-request-id', async (_name, raw, status, code) => {
+    const res = await exchange(raw)
+    expect(res.status).toBe(status)
+    expect(res.headers['content-type']).toBe('application/problem+json')
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body))
+    const p = JSON.parse(res.body)
+    expect(p).toMatchObject({ type: 'about:blank', status, code })
+    expect(typeof p.detail).toBe('string')
+  })
+
+  it('when a refused request has gone, then the server still answers the next one', async () => {
+    await exchange(`GET / HTTP/1.1\r\nBad Header y\r\n\r\n`)
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/invoices?limit=1`, { headers: { 'x-api-key': m.apiKey } })
+    expect(res.status).toBe(200)
+  })
+})
