@@ -103,7 +103,8 @@ function repeated(live: Invoice, req: ValidCreateRequest): CreateInvoiceResult {
   if (live.amount === req.amount && live.currency === req.currency && live.service === req.service) return { invoice: live, isNew: false }
   throw new AppError(
     'order_id_conflict',
-    `order_id "${req.orderId}" already has a ${live.status} invoice ${live.id} with another amount, currency or service; cancel it first to re-create the order`,
+    `order_id "${req.orderId}" already has a ${live.status} invoice ${live.id} with another amount, currency or service; ` +
+      (live.status === 'paid' ? 'it is paid, so a new amount needs a new order_id' : 'cancel it first to re-create the order'),
   )
 }
 

@@ -150,12 +150,21 @@ describe('POST /api/v1/invoices — errors', () => {
 
   it('when the same order_id comes with another amount, then 409 order_id_conflict and the first invoice is unchanged', async () => {
     const first = (await create({ order_id: 'C1', amount: '10.00', currency: 'RUB' })).json()
-    expectProblem(await create({ order_id: 'C1', amount: '11.00', currency: 'RUB' }), 409, 'order_id_conflict')
+    expect(expectProblem(await create({ order_id: 'C1', amount: '11.00', currency: 'RUB' }), 409, 'order_id_conflict').detail).toContain('cancel it first')
     expectProblem(await create({ order_id: 'C1', amount: '10.00', currency: 'USD' }), 409, 'order_id_conflict')
     expectProblem(await create({ order_id: 'C1', amount: '10.00', currency: 'RUB', service: 'sbp' }), 409, 'order_id_conflict')
     const info = await t.app.inject({ url: `/api/v1/invoices/${first.order_id}`, headers: { 'x-api-key': m.apiKey } })
     expect(info.json()).toMatchObject({ amount: 10, currency: 'RUB', service: 'card', status: 'pending' })
     expect(await countInvoices()).toBe(1)
+  })
+
+  it('when a paid order_id comes with another amount, then 409 order_id_conflict says a new order_id is needed (a paid invoice cannot be cancelled)', async () => {
+    const first = (await create({ order_id: 'C2', amount: '10.00', currency: 'RUB' })).json()
+    const paid = await t.app.inject({ method: 'POST', url: `/pay/${first.order_id}/simulate`, payload: { outcome: 'paid' } })
+    expect(paid.statusCode).toBe(200)
+    const p = expectProblem(await create({ order_id: 'C2', amount: '11.00', currency: 'RUB' }), 409, 'order_id_conflict')
+    expect(p.detail).toContain('new order_id')
+    expect(p.detail).not.toContain('cancel')
   })
 
   it('when an unknown route is called, then 404 not_found as a problem', async () => {
