@@ -18,8 +18,10 @@ export class AddressRefusedError extends Error {
     readonly addressClass: AddressClass,
     hostname: string,
   ) {
-    const via = hostname === address ? '' : `${hostname} resolves to `
-    super(`address not allowed: ${via}${address}, a ${addressClass} address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE)`)
+    // The merchant reads this (delivery log, test events): a name's private address is not told, or webhooks
+    // would map the operator's internal DNS for anyone with a key. The operator's log has `address`.
+    const what = hostname === address ? `${address} is` : `${hostname} resolves to`
+    super(`address not allowed: ${what} a ${addressClass} address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE)`)
     this.name = 'AddressRefusedError'
   }
 }
