@@ -184,6 +184,11 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     ['PUBLIC_URL', 'https://pay.example/?x=1'],
     ['DATABASE_URL', 'mysql://db/inv'],
     ['DATABASE_URL', 'sqlite:'],
+    ['DATABASE_URL', 'postgres://u:p@127.0.0.1:99999/x'],
+    ['DATABASE_URL', 'postgres://[bad/x'],
+    ['HOST', 'not_a_host'],
+    ['HOST', 'a host'],
+    ['HOST', '-lead.example'],
     ['LOG_LEVEL', 'loud'],
     ['CURRENCIES', 'XXX'],
     ['CURRENCIES', 'RUB,DOLLARS'],
@@ -227,6 +232,18 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     expect(namedVariables(err)).toEqual([name])
     expect(err.message).toContain(`${name}:`)
     expect(err.name).toBe('ConfigError')
+  })
+
+  it('when HOST is an address or a host name, then it is kept', () => {
+    for (const host of ['0.0.0.0', '::', '::1', '192.0.2.7', 'localhost', 'api.shop-1.example', 'invoice-service']) expect(load({ HOST: host }).host).toBe(host)
+  })
+
+  it('when DATABASE_URL is a PostgreSQL URL that does not parse, then the message never repeats it (it may hold a password)', () => {
+    const err = configError({ DATABASE_URL: 'postgres://user:s3cret@[db/x' })
+    expect(err.message).toContain('DATABASE_URL: is not a valid URL')
+    expect(err.message).not.toContain('s3cret')
+    // a socket directory instead of a host is a valid URL for pg
+    expect(load({ DATABASE_URL: 'postgres://u:p@/inv?host=/var/run/postgresql' }).database).toEqual({ kind: 'postgres', url: 'postgres://u:p@/inv?host=/var/run/postgresql' })
   })
 
   it('when REDIS_URL is bad, then the message never repeats it (it may hold a password)', () => {

@@ -97,6 +97,10 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
   const nodeEnv = raw('NODE_ENV') ?? 'development'
   const port = int('PORT', 8080, 0, 65535)
   const host = raw('HOST') ?? '127.0.0.1'
+  // an IP address or a host name (letters, digits, hyphens, dots); anything else fails at listen() with a DNS error
+  if (!/^[0-9A-Fa-f:.]+$/.test(host) && !/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/.test(host)) {
+    bad('HOST', `must be an IP address or a host name, got "${host}"`)
+  }
 
   let publicUrl = raw('PUBLIC_URL') ?? `http://localhost:${port}`
   try {
@@ -116,6 +120,9 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
     else database = { kind: 'sqlite', path }
   } else if (/^postgres(ql)?:\/\//.test(dbUrl)) {
     database = { kind: 'postgres', url: dbUrl }
+    // parsed now, so that a typo stops the start here and not as "Invalid URL" from the driver; never quoted back
+    // (it may hold a password)
+    if (!postgresUrlParses(dbUrl)) bad('DATABASE_URL', 'is not a valid URL: postgres://user:password@host:5432/database (percent-encode special characters)')
   } else {
     bad('DATABASE_URL', 'must start with sqlite: or postgres://')
   }
@@ -212,6 +219,19 @@ function applyServiceLimits(text: string | undefined, services: ServiceConfig[],
     const [min = '', max = ''] = [m[2], m[3]]
     if (Number(min) > Number(max)) bad('SERVICE_LIMITS', `${svc.name}: min exceeds max`)
     services[idx] = { ...svc, min, max }
+  }
+}
+
+/**
+ * Whether pg can read `url` as a connection string: as a URL, after pg's own fix-ups (spaces and stray `%` encoded;
+ * `user@/db?host=/socket/dir`, a socket instead of a host, read with a stand-in host).
+ */
+function postgresUrlParses(url: string): boolean {
+  try {
+    const text = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(url) ? encodeURI(url).replace(/%25(\d\d)/g, '%$1') : url
+    return URL.canParse(text) || URL.canParse(text.replace('@/', '@socket/'))
+  } catch {
+    return false // encodeURI: a lone surrogate
   }
 }
 
