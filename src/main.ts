@@ -44,9 +44,10 @@ import { revokeApiKey } from './app/revoke-api-key.js'
 import { rotateWebhookSecret } from './app/rotate-webhook-secret.js'
 import { setMerchantStatus } from './app/set-merchant-status.js'
 import type { CliCommands } from './cli/run-cli.js'
-import { runCli } from './cli/run-cli.js'
+import { runCli, USAGE } from './cli/run-cli.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { currencyExponent } from './domain/currencies.js'
+import { asMinor, formatAmount } from './domain/money.js'
 import type { Clock } from './ports/clock.js'
 import type { RateLimiter } from './ports/rate-limiter.js'
 import type { Store } from './ports/store.js'
@@ -193,17 +194,21 @@ async function createRateLimiter(rt: Runtime): Promise<RateLimiter> {
   return shared
 }
 
-export function cliCommands(rt: Runtime): CliCommands {
-  const { deps } = rt
+/**
+ * The CLI's use cases over a runtime, or over one opened on first use (the binary): `--help` and usage errors
+ * are answered without opening, let alone migrating, the database.
+ */
+export function cliCommands(runtime: Runtime | (() => Promise<Runtime>)): CliCommands {
+  const deps = async (): Promise<Runtime['deps']> => (typeof runtime === 'function' ? await runtime() : runtime).deps
   return {
-    migrate: () => deps.store.migrate(),
-    createMerchant: (input) => createMerchant(deps, input),
-    listMerchants: () => listMerchants(deps),
-    setMerchantStatus: (id, status) => setMerchantStatus(deps, id, status),
-    issueApiKey: (merchantId) => issueApiKey(deps, merchantId),
-    listApiKeys: (merchantId) => listApiKeys(deps, merchantId),
-    revokeApiKey: (keyId) => revokeApiKey(deps, keyId),
-    rotateWebhookSecret: (merchantId) => rotateWebhookSecret(deps, merchantId),
+    migrate: async () => (await deps()).store.migrate(),
+    createMerchant: async (input) => createMerchant(await deps(), input),
+    listMerchants: async () => listMerchants(await deps()),
+    setMerchantStatus: async (id, status) => setMerchantStatus(await deps(), id, status),
+    issueApiKey: async (merchantId) => issueApiKey(await deps(), merchantId),
+    listApiKeys: async (merchantId) => listApiKeys(await deps(), merchantId),
+    revokeApiKey: async (keyId) => revokeApiKey(await deps(), keyId),
+    rotateWebhookSecret: async (merchantId) => rotateWebhookSecret(await deps(), merchantId),
   }
 }
 
@@ -281,7 +286,10 @@ export async function serve(config: Config): Promise<void> {
 }
 
 function printDemo(config: Config, merchantId: string, apiKey: string, webhookSecret: string): void {
-  const body = JSON.stringify({ order_id: 'demo-1', amount: '100.00', currency: config.currencies[0] ?? 'RUB', comment: 'Demo order' })
+  const currency = config.currencies[0] ?? 'RUB'
+  // 100 in the currency's own decimals: "100.00" is refused for JPY, which has none
+  const amount = formatAmount(asMinor(100 * 10 ** (currencyExponent(currency) ?? 2)), currencyExponent(currency) ?? 2)
+  const body = JSON.stringify({ order_id: 'demo-1', amount, currency, comment: 'Demo order' })
   const base = config.publicUrl
   process.stdout.write(
     [
@@ -313,15 +321,22 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     }
     throw err
   }
-  const [command = 'serve'] = argv
+  const io = { out: (s: string) => process.stdout.write(s), err: (s: string) => process.stderr.write(s) }
+  const [command = 'serve', ...rest] = argv
   if (command === 'serve') {
+    if (rest.length > 0) {
+      io.err(`invoice-service: serve takes no arguments (its configuration comes from the environment), got "${rest[0] ?? ''}"\n\n${USAGE}`)
+      return 64 // EX_USAGE
+    }
     await serve(config)
     return -1 // keep running
   }
-  const rt = await createRuntime(config, { logger: pino({ level: 'silent' }) })
+  let opened: Promise<Runtime> | undefined
+  const open = (): Promise<Runtime> => (opened ??= createRuntime(config, { logger: pino({ level: 'silent' }) }))
   try {
-    return await runCli(argv, cliCommands(rt), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) })
+    return await runCli(argv, cliCommands(open), io)
   } finally {
-    await rt.store.close()
+    // a runtime that failed to open has nothing to close (its error is the one runCli reported or threw)
+    if (opened !== undefined) await opened.then((rt) => rt.store.close(), () => undefined)
   }
 }

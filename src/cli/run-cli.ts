@@ -93,6 +93,8 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
     io.out(USAGE)
     return
   }
+  // `serve` itself never gets here (main runs it); with an option before it, say so rather than "unknown command"
+  if (group === 'serve') throw new UsageError('serve takes no options or arguments: run "invoice-service serve"')
   const cmd = action === undefined ? group : `${group} ${action}`
   switch (cmd) {
     case 'migrate': {

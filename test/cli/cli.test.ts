@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -101,6 +101,36 @@ describe('invoice-service CLI (child process)', () => {
       expect(res.stderr).toMatch(message)
       expect(res.stdout).toBe('')
     }
+  })
+
+  it('when serve gets arguments, or an option comes before it, then a usage error (64) and nothing starts', async () => {
+    for (const args of [['serve', '--port', '9999'], ['serve', 'extra'], ['--json', 'serve']]) {
+      const res = await cli(args, { ...env, PORT: '0' })
+      expect(res.code, args.join(' ')).toBe(64)
+      expect(res.stderr).toMatch(/serve takes no/)
+    }
+  })
+
+  it('when --help or a usage error meets a database that cannot be opened, then they are answered without it', async () => {
+    // nothing listens on port 1: any command that opened the database would fail with "unavailable"
+    const down = { DATABASE_URL: 'postgres://u:p@127.0.0.1:1/x' }
+    const help = await cli(['--help'], down)
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('Usage: invoice-service')
+    const usage = await cli(['key', 'create'], down)
+    expect(usage.code).toBe(64)
+    expect(usage.stderr).toMatch(/missing --merchant/)
+    // and --help creates no SQLite file in the working directory
+    const cwd = mkdtempSync(join(tmpdir(), 'invoice-cli-help-'))
+    try {
+      await run(process.execPath, [BIN, '--help'], { cwd, env: { PATH: process.env['PATH'] ?? '' } })
+      expect(readdirSync(cwd)).toEqual([])
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
+    // a command that needs the database still reports it
+    const list = await cli(['merchant', 'list'], down)
+    expect(list.code).not.toBe(0)
   })
 
   it('when the configuration is bad, then the command stops naming the variable', async () => {

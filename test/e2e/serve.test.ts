@@ -23,10 +23,13 @@ describe('invoice-service serve (the npm start path)', () => {
   })
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-  it('when started on an empty database, then it prints the demo merchant and its curl line creates an invoice; SIGTERM exits 0', async () => {
+  it.each([
+    ['the default currencies', {}],
+    ['JPY first (no decimals)', { CURRENCIES: 'JPY,RUB' }],
+  ])('when started on an empty database with %s, then it prints the demo merchant and its curl line creates an invoice; SIGTERM exits 0', async (name, extra) => {
     const port = await freePort()
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
-      env: { PATH: process.env['PATH'] ?? '', PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`, LOG_LEVEL: 'info' },
+      env: { PATH: process.env['PATH'] ?? '', PORT: String(port), DATABASE_URL: `sqlite:${join(dir, `serve-${name.length}.db`)}`, LOG_LEVEL: 'info', ...extra },
     })
     let out = ''
     child.stdout.on('data', (d: Buffer) => (out += d.toString()))
@@ -42,7 +45,7 @@ describe('invoice-service serve (the npm start path)', () => {
       const key = /X-Api-Key: (mk_[A-Za-z0-9_-]+)/.exec(curl!)?.[1]
       const body = /-d '([^']+)'/.exec(curl!)?.[1]
       const res = await fetch(url!, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Api-Key': key! }, body: body! })
-      expect(res.status).toBe(201)
+      expect(res.status, await res.clone().text()).toBe(201)
       const created = (await res.json()) as { is_new: boolean; pay_url: string }
       expect(created.is_new).toBe(true)
       expect(created.pay_url).toContain(`http://localhost:${port}/pay/`)
