@@ -98,7 +98,9 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
     routePrefix: '/docs',
     uiConfig: { validatorUrl: null, deepLinking: true, tryItOutEnabled: false },
     staticCSP: true,
-    transformStaticCSP: (header) => header,
+    // without upgrade-insecure-requests: served over plain http on any host but localhost, it made the browser fetch
+    // the page's own scripts and styles over https, which fail, and the reference rendered empty
+    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
   })
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
