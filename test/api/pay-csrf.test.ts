@@ -117,6 +117,18 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
     expect(await status(id)).toBe('paid')
   })
 
+  it('when the page was opened at another address of this server, then a post with that origin and that Host is accepted', async () => {
+    // PUBLIC_URL says pay.test; the buyer opened http://127.0.0.1:8080/pay/… (the address the start-up log prints)
+    const id = await create()
+    const res = await simulateJson(id, { origin: 'http://127.0.0.1:8080', host: '127.0.0.1:8080', 'sec-fetch-site': 'same-origin' })
+    expect(res.statusCode, res.body).toBe(200)
+    // another site's page cannot claim our Host for its own origin
+    const other = await create()
+    expectOriginRefused(await simulateJson(other, { origin: 'http://evil.example', host: '127.0.0.1:8080' }))
+    expectOriginRefused(await simulateJson(other, { origin: 'http://127.0.0.1:8080', host: 'pay.test' }))
+    expect(await status(other)).toBe('pending')
+  })
+
   it('when PUBLIC_URL has a path, then its origin (scheme, host, port) is what counts', async () => {
     await t.close()
     t = await buildTestApp({ PUBLIC_URL: 'https://shop.example:8443/payments' })

@@ -111,6 +111,31 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
     await page.context().close()
   })
 
+  it('when the page is opened at another address of the server than PUBLIC_URL, then Pay still works', async () => {
+    // PUBLIC_URL names 127.0.0.1; localhost is the same server, and a different origin to the browser
+    const { id, payUrl } = await create()
+    const { page, errors } = await open(payUrl.replace('//127.0.0.1:', '//localhost:'))
+    await page.getByRole('button', { name: 'Pay', exact: true }).click()
+    await page.getByRole('heading', { name: 'Payment received' }).waitFor()
+    expect((await info(id)).status).toBe('paid')
+    expect(errors).toEqual([])
+    await page.context().close()
+  })
+
+  it('when a test button is refused, then the page says why and keeps its buttons', async () => {
+    const { id, payUrl } = await create()
+    const { page } = await open(payUrl)
+    // the refusal a busy service gives (only this answer is replaced; the page and its assets are real)
+    await page.route('**/simulate', (route) =>
+      route.fulfill({ status: 429, contentType: 'application/problem+json', body: JSON.stringify({ code: 'rate_limited', detail: 'too many requests; retry in 1 s' }) }),
+    )
+    await page.getByRole('button', { name: 'Pay', exact: true }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('The test payment was not sent: too many requests; retry in 1 s')
+    expect(await page.getByRole('button', { name: 'Pay', exact: true }).isEnabled()).toBe(true)
+    expect((await info(id)).status).toBe('pending')
+    await page.context().close()
+  })
+
   it('when the status changes elsewhere, then the open page follows it by polling', async () => {
     const { id, payUrl } = await create()
     const { page, errors } = await open(payUrl)

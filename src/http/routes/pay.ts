@@ -60,13 +60,25 @@ function sendHtml(reply: FastifyReply, code: number, body: string): FastifyReply
  */
 function assertSameOrigin(request: FastifyRequest, ownOrigin: string): void {
   const origin = request.headers.origin
-  if (origin !== undefined && origin.trim() !== 'null' && originOf(origin) !== ownOrigin) {
+  if (origin !== undefined && origin.trim() !== 'null' && !isOwnOrigin(originOf(origin), request, ownOrigin)) {
     throw validationFailed([{ field: 'origin', message: `cross-site request refused: Origin must be ${ownOrigin}` }])
   }
   const site = request.headers['sec-fetch-site']
   if (typeof site === 'string' && site.trim().toLowerCase() === 'cross-site') {
     throw validationFailed([{ field: 'origin', message: 'cross-site request refused (Sec-Fetch-Site: cross-site)' }])
   }
+}
+
+/**
+ * Whether a request's origin is this service: PUBLIC_URL's, or the host the request itself was sent to. A page opened
+ * at another address of the same server (http://127.0.0.1:8080 where PUBLIC_URL says localhost, what the start-up log
+ * prints) posts with that origin; its buttons failed. A page of another site cannot send our Host with its Origin.
+ */
+function isOwnOrigin(origin: string | undefined, request: FastifyRequest, ownOrigin: string): boolean {
+  if (origin === undefined) return false
+  if (origin === ownOrigin) return true
+  const host = request.headers.host
+  return host !== undefined && new URL(origin).host === host.toLowerCase()
 }
 
 /** The serialized origin of an Origin header value, or undefined when it is none (garbage, an opaque origin). */
@@ -173,7 +185,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
           description:
             'What the TEST MODE controls call. JSON answers 200 with the status; an HTML form post ' +
             '(application/x-www-form-urlencoded) answers 303 back to the page, also when the status has already moved on. ' +
-            'Only present when SANDBOX is on. A cross-site browser request (an `Origin` other than the service\'s own, ' +
+            'Only present when SANDBOX is on. A cross-site browser request (an `Origin` other than the service\'s own or the requested host\'s, ' +
             'or `Sec-Fetch-Site: cross-site`) is refused with 400 `validation_failed` naming `origin`.',
           tags: ['public'],
           security: [],

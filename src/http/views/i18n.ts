@@ -63,6 +63,8 @@ export interface Messages {
   readonly testMode: string
   readonly testModeText: string
   readonly simulateLegend: string
+  /** Shown when a test-mode button's request was refused (followed by the service's reason). */
+  readonly simulateFailed: string
   readonly pay: string
   readonly hold: string
   readonly decline: string
@@ -102,6 +104,7 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     testMode: 'TEST MODE',
     testModeText: 'Sandbox payments: no real money is charged.',
     simulateLegend: 'Simulate the payment result',
+    simulateFailed: 'The test payment was not sent:',
     pay: 'Pay',
     hold: 'Hold',
     decline: 'Decline',
@@ -139,6 +142,7 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     testMode: 'ТЕСТОВЫЙ РЕЖИМ',
     testModeText: 'Платежи в песочнице: реальные деньги не списываются.',
     simulateLegend: 'Смоделировать результат оплаты',
+    simulateFailed: 'Тестовый платёж не отправлен:',
     pay: 'Оплатить',
     hold: 'Удержать',
     decline: 'Отклонить',

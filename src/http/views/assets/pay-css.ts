@@ -39,6 +39,7 @@ h2:focus{outline:none}
 .details .stack dd{text-align:left;margin-top:.125rem}
 .sandbox{margin-top:1.25rem;padding:1rem;border:2px dashed #c99a00;border-radius:.75rem;background:#fffbea}
 .sandbox h2{font-size:1rem;flex-wrap:wrap;row-gap:.375rem}
+.sandbox-error{margin:.75rem 0 0;color:#a3141c;font-weight:600}
 .tag{flex:none;white-space:nowrap;font-size:.75rem;font-weight:700;letter-spacing:.06em;background:#ffd43b;color:#1a1a1a;border-radius:.25rem;padding:.125rem .375rem}
 .actions{display:grid;grid-template-columns:1fr;gap:.5rem;margin-top:.75rem}
 .actions form{margin:0}

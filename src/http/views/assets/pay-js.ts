@@ -114,15 +114,25 @@ export const PAY_JS = `'use strict';
     const buttons = [...view.querySelectorAll('[data-simulate] button')];
     for (const b of buttons) b.disabled = true;
     const outcome = new FormData(form).get('outcome');
+    const failure = view.querySelector('[data-simulate-error]');
+    let refused = '';
     try {
-      // Whatever the answer (200, or 409 when the status moved meanwhile), the page shows the status as it is now.
-      await fetch(form.action, {
+      // A 200, or a 409 when the status moved meanwhile: the page shows the status as it is now. Any other answer
+      // is shown with the service's reason, so a refused click does not look like nothing happened.
+      const res = await fetch(form.action, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ outcome }),
       });
+      if (!res.ok && res.status !== 409) refused = (await res.json().catch(() => ({}))).detail || String(res.status);
     } catch {
-      // fall through to refresh
+      // offline: fall through to refresh, which keeps the buttons and retries
+    }
+    if (refused && failure) {
+      failure.textContent = failure.getAttribute('data-simulate-error') + ' ' + refused;
+      failure.hidden = false;
+      for (const b of buttons) b.disabled = false;
+      return;
     }
     clearTimeout(pollTimer);
     if (!(await refresh(true))) {
