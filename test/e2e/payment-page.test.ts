@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PNG } from 'pngjs'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
+import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http'
+import { createServer, type AddressInfo } from 'node:net'
 import type { AxeResults } from 'axe-core'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -224,5 +225,72 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
       expect(img.width).toBe(390)
       expect(img.height).toBeGreaterThan(600)
     }
+  })
+})
+
+describe.skipIf(browserSkipReason !== undefined)('payment page behind a reverse proxy that serves it under a path', () => {
+  let t: TestApp
+  let m: TestMerchant
+  let browser: Browser
+  let proxy: HttpServer
+  const seen: string[] = []
+
+  beforeAll(async () => {
+    // PUBLIC_URL is the proxy's, with a path; the proxy strips it and forwards to the service at its root
+    const proxyPort = await freePort()
+    t = await buildTestApp({ PUBLIC_URL: `http://127.0.0.1:${proxyPort}/payments` })
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const servicePort = (t.app.server.address() as AddressInfo).port
+    proxy = createHttpServer((req, res) => {
+      seen.push(req.url ?? '')
+      if (!(req.url ?? '').startsWith('/payments/')) {
+        res.writeHead(404).end('not under /payments')
+        return
+      }
+      const upstream = httpRequest(
+        { host: '127.0.0.1', port: servicePort, method: req.method, path: (req.url ?? '').slice('/payments'.length), headers: req.headers },
+        (answer) => {
+          if ((answer.statusCode ?? 502) >= 400) seen.push(`answered ${answer.statusCode}: ${req.url}`)
+          res.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(res)
+        },
+      )
+      req.pipe(upstream)
+    })
+    await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve))
+    m = await t.merchant('Blue Mug Coffee Roasters')
+    browser = await launchBrowser()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await new Promise((resolve) => proxy?.close(resolve))
+    await t?.close()
+  })
+
+  it('when the buyer opens pay_url through the proxy, then its assets, QR, status feed and test controls all go through the proxy', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'PX-1', amount: '10.00', currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    const { order_id: id, pay_url: payUrl } = res.json()
+    expect(payUrl).toMatch(/\/payments\/pay\//)
+    const context = await browser.newContext(PHONE)
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (err) => errors.push(err.message))
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(msg.text())
+    })
+    await page.goto(payUrl)
+    const qr = page.locator('img[data-qr]')
+    await expect.poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0)
+    await page.getByRole('button', { name: 'Pay', exact: true }).click()
+    await page.getByRole('heading', { name: 'Payment received' }).waitFor()
+    expect((await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json().status).toBe('paid')
+    expect(errors).toEqual([])
+    // every request the page made reached the proxy under its path
+    expect(seen.length).toBeGreaterThanOrEqual(4)
+    expect(seen.filter((u) => !u.startsWith('/payments/'))).toEqual([])
+    expect(seen.filter((u) => u.startsWith('/payments/pay/assets/')).map((u) => u.split('.').at(-1)).sort()).toEqual(['css', 'js'])
+    expect(seen.some((u) => u.startsWith(`/payments/qr/${id}.png`))).toBe(true)
+    expect(seen.some((u) => u === `/payments/pay/${id}/simulate`)).toBe(true)
+    await context.close()
   })
 })

@@ -96,6 +96,8 @@ const isFormPost = (request: FastifyRequest): boolean =>
 
 /** The hosted payment page (API.md D): the HTML page, its status feed, its assets and the sandbox test controls. */
 export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
+  // PUBLIC_URL's path, when a proxy serves the service under one: the pages' own URLs carry it (PageContext.base)
+  const base = new URL(deps.publicUrl).pathname.replace(/\/+$/, '')
   // Its own encapsulated scope: form bodies are parsed here only, every other route still answers 415 to a form.
   await app.register(async (scope) => {
     // helmet only in this scope, the HTML pages and their assets: the JSON API gets a fixed header set instead,
@@ -132,9 +134,9 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
         const lang = negotiateLang(request.query.lang, request.headers['accept-language'])
         const view = await findView(request.params.invoice_id)
         if (view === undefined) {
-          return sendHtml(reply, 404, renderNotFoundPage(lang, `/pay/${encodeURIComponent(request.params.invoice_id)}`))
+          return sendHtml(reply, 404, renderNotFoundPage(lang, `${base}/pay/${encodeURIComponent(request.params.invoice_id)}`, base))
         }
-        const ctx = { lang, explicitLang: isLang(request.query.lang), sandbox: deps.sandbox, now: deps.now() }
+        const ctx = { lang, explicitLang: isLang(request.query.lang), sandbox: deps.sandbox, now: deps.now(), base }
         return sendHtml(reply, 200, renderPaymentPage(view, ctx))
       },
     )
@@ -205,7 +207,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
         const form = isFormPost(request)
         const back = () => {
           const lang = request.query.lang
-          return reply.code(303).header('location', payPath(id) + (isLang(lang) ? `?lang=${lang}` : '')).send()
+          return reply.code(303).header('location', payPath(base, id) + (isLang(lang) ? `?lang=${lang}` : '')).send()
         }
         try {
           const invoice = await deps.payments.simulate(id as InvoiceId, request.body.outcome)

@@ -7,6 +7,8 @@ export interface LayoutOptions {
   readonly title: string
   /** Path of this page without query, for the language links. */
   readonly path: string
+  /** PUBLIC_URL's path ('' at the root): the assets are under it (PageContext.base). */
+  readonly base: string
   /** Sandbox provider on: the TEST MODE banner is shown. */
   readonly testMode: boolean
   readonly main: SafeHtml
@@ -28,8 +30,8 @@ export function layout(o: LayoutOptions): SafeHtml {
 <meta name="color-scheme" content="light">
 <link rel="icon" href="data:,">
 <title>${o.title}</title>
-<link rel="stylesheet" href="${ASSETS_PREFIX + STYLESHEET.name}">
-<script src="${ASSETS_PREFIX + SCRIPT.name}" defer></script>
+<link rel="stylesheet" href="${o.base + ASSETS_PREFIX + STYLESHEET.name}">
+<script src="${o.base + ASSETS_PREFIX + SCRIPT.name}" defer></script>
 </head>
 <body>
 ${o.testMode && html`<header class="banner"><p><strong>${t.testMode}</strong> ${t.testModeText}</p></header>`}

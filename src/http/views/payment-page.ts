@@ -20,9 +20,15 @@ export interface PageContext {
   /** The sandbox provider is on: TEST MODE banner and the pay / hold / decline controls. */
   readonly sandbox: boolean
   readonly now: Date
+  /**
+   * The path of PUBLIC_URL ('' at the root). With one, a reverse proxy serves the service under it and strips it:
+   * the page's own links, assets, QR image and status feed carry it, or the browser would ask the proxy's root.
+   */
+  readonly base: string
 }
 
-export const payPath = (id: string): string => `/pay/${id}`
+/** The payment page of an invoice, under `base` (PageContext.base). */
+export const payPath = (base: string, id: string): string => `${base}/pay/${id}`
 
 /** Where the final view sends the buyer back to: success_url when paid, fail_url when failed or expired. */
 export function redirectUrlOf(invoice: Pick<Invoice, 'successUrl' | 'failUrl'>, status: Status): string | null {
@@ -37,7 +43,7 @@ export function renderPaymentPage(data: PaymentPageData, ctx: PageContext): stri
   const amount = formatMoney(invoice.amount as Minor, invoice.currency, ctx.lang)
   const base = t.pageTitle(amount, data.merchantName)
   const title = status === 'pending' ? base : `${t.statusName[status]} · ${base}`
-  const path = payPath(invoice.id)
+  const path = payPath(ctx.base, invoice.id)
   const view = html`<div class="card" data-view data-status="${status}" data-lang="${ctx.lang}"
  data-status-url="${`${path}/status`}" data-page-url="${`${path}?lang=${ctx.lang}`}"
  data-now="${ctx.now.toISOString()}" data-expires-at="${invoice.expiresAt.toISOString()}" data-day-unit="${t.dayUnit}">
@@ -46,11 +52,11 @@ export function renderPaymentPage(data: PaymentPageData, ctx: PageContext): stri
 <p class="amount-label">${status === 'pending' ? t.amountDue : t.amount}</p>
 <p class="amount">${amount}</p>
 ${statusBlock(data, ctx, t)}
-${status === 'pending' && html`<figure class="qr"><img src="${`/qr/${invoice.id}.png`}" alt="${t.qrAlt(amount)}" data-qr><figcaption>${t.scanQr}</figcaption></figure>`}
+${status === 'pending' && html`<figure class="qr"><img src="${`${ctx.base}/qr/${invoice.id}.png`}" alt="${t.qrAlt(amount)}" data-qr><figcaption>${t.scanQr}</figcaption></figure>`}
 ${details(data, ctx, t)}
 ${ctx.sandbox && (status === 'pending' || status === 'hold') && testControls(invoice.id, status, ctx, t)}
 </div>`
-  return layout({ lang: ctx.lang, title, path, testMode: ctx.sandbox, main: view }).value
+  return layout({ lang: ctx.lang, title, path, base: ctx.base, testMode: ctx.sandbox, main: view }).value
 }
 
 function statusBlock(data: PaymentPageData, ctx: PageContext, t: Messages): SafeHtml {
@@ -61,7 +67,7 @@ function statusBlock(data: PaymentPageData, ctx: PageContext, t: Messages): Safe
 <h2 id="status-heading" tabindex="-1" data-status-heading>${ICONS[status]}<span>${t.statusName[status]}</span></h2>
 <p>${t.statusText[status]}</p>
 ${status === 'pending' && html`<p class="timer">${t.timeLeft}: <span role="timer" data-countdown>${formatRemaining(left, t.dayUnit)}</span></p>`}
-${(status === 'pending' || status === 'hold') && html`<noscript><p><a href="${payPath(invoice.id) + (ctx.explicitLang ? `?lang=${ctx.lang}` : '')}">${t.checkStatus}</a></p></noscript>`}
+${(status === 'pending' || status === 'hold') && html`<noscript><p><a href="${payPath(ctx.base, invoice.id) + (ctx.explicitLang ? `?lang=${ctx.lang}` : '')}">${t.checkStatus}</a></p></noscript>`}
 ${back !== undefined && html`<p class="back"><a class="btn btn-primary" href="${back}" data-back>${t.backToShop}</a></p>`}
 </section>`
 }
@@ -81,7 +87,7 @@ ${status === 'paid' && invoice.paidAt !== null && row(t.paidAt, time(invoice.pai
 }
 
 function testControls(id: string, status: 'pending' | 'hold', ctx: PageContext, t: Messages): SafeHtml {
-  const action = `${payPath(id)}/simulate${ctx.explicitLang ? `?lang=${ctx.lang}` : ''}`
+  const action = `${payPath(ctx.base, id)}/simulate${ctx.explicitLang ? `?lang=${ctx.lang}` : ''}`
   const button = (outcome: 'paid' | 'hold' | 'failed', label: string, kind: string): SafeHtml =>
     html`<form method="post" action="${action}" data-simulate><input type="hidden" name="outcome" value="${outcome}"><button type="submit" class="${`btn ${kind}`}" data-outcome="${outcome}">${label}</button></form>`
   // hold → hold is refused (API.md B5), so a held invoice offers only the provider's own settlement: pay or decline.
@@ -97,11 +103,11 @@ ${button('failed', t.decline, 'btn-danger')}
 }
 
 /** The 404 page of an unknown or malformed invoice id: same look, in the buyer's language. */
-export function renderNotFoundPage(lang: Lang, path: string): string {
+export function renderNotFoundPage(lang: Lang, path: string, base: string): string {
   const t = MESSAGES[lang]
   const main = html`<div class="card" data-not-found>
 <h1>${t.notFoundTitle}</h1>
 <p>${t.notFoundText}</p>
 </div>`
-  return layout({ lang, title: t.notFoundTitle, path, testMode: false, main }).value
+  return layout({ lang, title: t.notFoundTitle, path, base, testMode: false, main }).value
 }
