@@ -204,6 +204,15 @@ describe('hosted payment page (API.md D)', () => {
       const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { ...FORM, 'x-api-key': m.apiKey }, payload: 'order_id=1' })
       expect(res.statusCode).toBe(415)
       expect(res.json().code).toBe('unsupported_media_type')
+      expect(res.json().detail).toBe('send the body as application/json')
+    })
+
+    it('when the test controls get a body that is neither JSON nor a form, then 415 names both types they take', async () => {
+      const id = await create()
+      const res = await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { 'content-type': 'text/plain' }, payload: 'paid' })
+      expect(res.statusCode).toBe(415)
+      expect(res.json()).toMatchObject({ code: 'unsupported_media_type', detail: 'send the body as application/json or application/x-www-form-urlencoded' })
+      expect((await status(id)).status).toBe('pending')
     })
 
     it('when the invoice passes expiry, then the page shows the expired view with the fail_url and no controls', async () => {

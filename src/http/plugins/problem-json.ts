@@ -113,7 +113,7 @@ function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return problemOf('payload_too_large', 'the body exceeds 16 KiB')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return problemOf('unsupported_media_type', 'send the body as application/json')
+      return unsupportedMediaType(request)
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return problemOf('validation_failed', 'Content-Length does not match the body')
     default:
@@ -125,11 +125,17 @@ function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest
   }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     if (fe.statusCode === 413) return problemOf('payload_too_large', 'the body exceeds 16 KiB')
-    if (fe.statusCode === 415) return problemOf('unsupported_media_type', 'send the body as application/json')
+    if (fe.statusCode === 415) return unsupportedMediaType(request)
     if (fe.statusCode === 404) return problemOf('not_found', 'not found')
     return problemOf('validation_failed', 'the request is malformed')
   }
   return problemOf('internal_error', `an internal error occurred; quote request id ${request.id} to the operator`)
+}
+
+/** 415: what this route takes. The payment page's test controls also post HTML forms; every other route JSON only. */
+function unsupportedMediaType(request: FastifyRequest): Problem {
+  const takesForms = request.routeOptions.url === '/pay/:invoice_id/simulate'
+  return problemOf('unsupported_media_type', takesForms ? 'send the body as application/json or application/x-www-form-urlencoded' : 'send the body as application/json')
 }
 
 interface AjvError {
