@@ -62,6 +62,12 @@ describe('public endpoints, request ids and documentation', () => {
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '403', '409', '413', '415', '429', '500', '503']))
     const info = doc.paths['/api/invoice/getInfo'].get
     expect(Object.keys(info.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404']))
+    // the operations endpoints of API.md D too, /metrics as the Prometheus text it is
+    for (const path of ['/healthz', '/readyz', '/metrics']) expect(doc.paths[path]?.get?.tags, path).toEqual(['operations'])
+    expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual([expect.stringMatching(/^text\/plain/)])
+    const metrics = await t.app.inject({ url: '/metrics' })
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain/)
+    expect(metrics.body).toMatch(/^# HELP /)
   })
 
   it('when /docs is opened, then the reference renders from local assets only', async () => {

@@ -46,11 +46,28 @@ export function registerMetrics(app: FastifyInstance, opts: { defaultMetrics: bo
     done()
   })
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics of this instance (text exposition format)',
+        tags: ['operations'],
+        security: [],
+        response: {
+          200: {
+            description: 'The metrics in the Prometheus text format',
+            content: { [registry.contentType]: { schema: { type: 'string', examples: ['# HELP invoices_created_total Invoices created (is_new: true)\n'] } } },
+          },
+        },
+      },
+    },
+    async (_request, reply) => {
     reply.type(registry.contentType)
     // the workers' registries (webhooks) beside this app's own; each text ends with a newline
     const texts = await Promise.all([registry, ...(opts.extra ?? [])].map((r) => r.metrics()))
     return texts.join('')
-  })
+    },
+  )
   return { registry, invoicesCreated }
 }
