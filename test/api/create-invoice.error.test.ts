@@ -95,6 +95,18 @@ describe('POST /api/v1/invoices — errors', () => {
     expect(await countInvoices()).toBe(0)
   })
 
+  it('when __proto__ sits 7,000 levels deep, then it is still a 400 naming it, never a 500', async () => {
+    const depth = 7000
+    const p = expectProblem(await post(`{"order_id":"P","amount":1,"currency":"RUB","x":${'['.repeat(depth)}{"__proto__":1}${']'.repeat(depth)}}`), 400, 'validation_failed')
+    expect(p.errors[0].field).toBe(`x${'[0]'.repeat(depth)}.__proto__`)
+    // as deep beside a numeric amount (read again for its text) or a string one: a 400, never a 500
+    for (const amount of ['1', '"1.00"']) {
+      const res = await post(`{"order_id":"P","amount":${amount},"currency":"RUB","x":${'['.repeat(depth)}${']'.repeat(depth)}}`)
+      expect(res.statusCode, res.body).toBe(400)
+    }
+    expect(await countInvoices()).toBe(0)
+  })
+
   // The amount as a JSON number is checked as the client wrote it (B2), not as the double it parses to.
   it.each([
     ['more decimals than a double holds', '123456.789999999999999', 'at most 2 decimal places for RUB'],
