@@ -53,6 +53,7 @@ import type { RateLimiter } from './ports/rate-limiter.js'
 import type { Store } from './ports/store.js'
 import { buildApp } from './http/build-app.js'
 import { qrDataUri, qrPng } from './http/qr.js'
+import type { RequestTimeout } from './http/deps.js'
 
 export const BODY_LIMIT = 16 * 1024
 
@@ -127,7 +128,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
 }
 
 /** The HTTP app over a runtime; tests call this with `sqlite::memory:` and a fake clock. */
-export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolean } = {}): Promise<FastifyInstance> {
+export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolean; requestTimeout?: RequestTimeout } = {}): Promise<FastifyInstance> {
   const { deps } = rt
   const rateLimiter = await createRateLimiter(rt)
   const app = await buildApp(
@@ -165,6 +166,7 @@ export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolea
       bodyLimit: BODY_LIMIT,
       defaultMetrics: opts.defaultMetrics ?? true,
       metricsRegistries: [rt.metricsRegistry],
+      ...(opts.requestTimeout !== undefined && { requestTimeout: opts.requestTimeout }),
     },
   )
   app.addHook('onClose', () => rateLimiter.close())

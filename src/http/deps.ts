@@ -49,6 +49,13 @@ export interface HttpOptions {
   readonly defaultMetrics: boolean
   /** Further registries /metrics exposes beside the HTTP one (the workers' webhook metrics). */
   readonly metricsRegistries?: readonly Registry[]
+  /** How long a request may take to arrive in full, and how often that is checked (default 30 s, every 5 s). */
+  readonly requestTimeout?: RequestTimeout
+}
+
+export interface RequestTimeout {
+  readonly ms: number
+  readonly checkEveryMs: number
 }
 
 export interface HttpDeps {

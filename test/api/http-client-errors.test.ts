@@ -59,3 +59,53 @@ describe('requests the HTTP parser refuses (API.md B7)', () => {
     expect(res.status).toBe(200)
   })
 })
+
+describe('a request that does not arrive in full (slow-loris on the body)', () => {
+  let slow: TestApp
+  let slowPort: number
+  beforeAll(async () => {
+    // the production timeout is 30 s, checked every 5 s; the same mechanism, scaled down
+    slow = await buildTestApp({}, { requestTimeout: { ms: 1000, checkEveryMs: 100 } })
+    await slow.app.listen({ port: 0, host: '127.0.0.1' })
+    slowPort = (slow.app.server.address() as AddressInfo).port
+  })
+  afterAll(async () => slow.close())
+
+  /** Sends headers promising 16,000 bytes, then `drip` more bytes every `everyMs`; resolves when the server closes. */
+  function stall(drip: number, everyMs: number): Promise<{ ms: number; answer: string }> {
+    return new Promise((resolve, reject) => {
+      const started = Date.now()
+      const socket = connect(slowPort, '127.0.0.1')
+      let answer = ''
+      socket.on('data', (c) => (answer += c.toString('utf8')))
+      socket.on('error', reject)
+      const timer = setInterval(() => socket.writable && socket.write('x'.repeat(drip)), everyMs)
+      socket.on('close', () => {
+        clearInterval(timer)
+        resolve({ ms: Date.now() - started, answer })
+      })
+      // a public route that reads its body (the payment page's test controls): no key is needed to hold a connection
+      socket.write(`POST /pay/00000000-0000-7000-8000-000000000000/simulate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 16000\r\n\r\n{`)
+    })
+  }
+
+  it.each([
+    ['stops after one byte', 0, 1000],
+    ['drips a byte every 200 ms', 1, 200],
+  ])('when the body %s, then the server answers 408 and closes the connection once the timeout has passed', async (_name, drip, everyMs) => {
+    const { ms, answer } = await stall(drip, everyMs)
+    expect(ms).toBeGreaterThanOrEqual(900)
+    expect(ms).toBeLessThan(5000)
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+    expect(answer).toContain('application/problem+json')
+  })
+
+  it('when the service runs with its own settings, then a request has 30 s to arrive in full', () => {
+    expect(t.app.server.requestTimeout).toBe(30_000)
+  })
+
+  it('when a request arrives in time, then the timeout changes nothing', async () => {
+    const res = await fetch(`http://127.0.0.1:${slowPort}/healthz`)
+    expect(res.status).toBe(200)
+  })
+})
