@@ -186,6 +186,10 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     ['DATABASE_URL', 'sqlite:'],
     ['DATABASE_URL', 'postgres://u:p@127.0.0.1:99999/x'],
     ['DATABASE_URL', 'postgres://[bad/x'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '0'],
+    ['TRUST_PROXY', '11'],
+    ['TRUST_PROXY', '10.0.0.0/8,proxy.internal'],
     ['HOST', 'not_a_host'],
     ['HOST', 'a host'],
     ['HOST', '-lead.example'],
@@ -232,6 +236,12 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     expect(namedVariables(err)).toEqual([name])
     expect(err.message).toContain(`${name}:`)
     expect(err.name).toBe('ConfigError')
+  })
+
+  it('when TRUST_PROXY is unset, a hop count or a list of addresses and ranges, then it is kept as such', () => {
+    expect(load({}).trustProxy).toBe(false)
+    expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
+    expect(load({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,fd00::/8,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '192.0.2.7', 'fd00::/8', 'loopback'])
   })
 
   it('when HOST is an address or a host name, then it is kept', () => {

@@ -36,6 +36,11 @@ export interface Config {
   /** Webhook deliveries in flight at once per instance (each of a different invoice). */
   readonly webhookConcurrency: number
   readonly callbackAllowHttp: boolean
+  /**
+   * TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client (addresses or CIDR ranges), or how many
+   * hops of it to trust; false: none, the client is the connection's peer. Limits per client address use it.
+   */
+  readonly trustProxy: false | number | readonly string[]
   readonly rateLimitRps: number
   readonly rateLimitBurst: number
   readonly authFailLimit: number
@@ -173,6 +178,7 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
     webhookSecretGrace: int('WEBHOOK_SECRET_GRACE', 86_400, 0, 31_536_000),
     webhookConcurrency: int('WEBHOOK_CONCURRENCY', 64, 1, 10_000),
     callbackAllowHttp: bool('CALLBACK_ALLOW_HTTP', false),
+    trustProxy: trustProxy(raw('TRUST_PROXY'), bad),
     rateLimitRps: int('RATE_LIMIT_RPS', 100, 1, 1_000_000),
     rateLimitBurst: int('RATE_LIMIT_BURST', 200, 1, 1_000_000),
     authFailLimit: int('AUTH_FAIL_LIMIT', 20, 1, 1_000_000),
@@ -233,6 +239,29 @@ function postgresUrlParses(url: string): boolean {
   } catch {
     return false // encodeURI: a lone surrogate
   }
+}
+
+/**
+ * TRUST_PROXY: a hop count (1–10), or a comma-separated list of addresses and CIDR ranges (IPv4 or IPv6) or the
+ * names loopback, linklocal and uniquelocal. `true` (trust any sender's X-Forwarded-For) is not offered: a client
+ * reaching the service directly could then pick the address it is limited as.
+ */
+function trustProxy(text: string | undefined, bad: (n: string, m: string) => void): false | number | readonly string[] {
+  if (text === undefined || text === 'false') return false
+  if (/^[0-9]+$/.test(text)) {
+    const hops = Number(text)
+    if (hops >= 1 && hops <= 10) return hops
+    bad('TRUST_PROXY', `a hop count must be from 1 to 10, got "${text}"`)
+    return false
+  }
+  const entries = text.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const ADDRESS = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?:\/[0-9]{1,2})?|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*(?:\/[0-9]{1,3})?|loopback|linklocal|uniquelocal)$/
+  const wrong = entries.filter((e) => !ADDRESS.test(e))
+  if (entries.length === 0 || wrong.length > 0) {
+    bad('TRUST_PROXY', `must be a hop count or proxy addresses/CIDR ranges such as 10.0.0.0/8,loopback; not "${wrong[0] ?? text}"`)
+    return false
+  }
+  return entries
 }
 
 /** The largest amount held exactly, in minor units (Number.MAX_SAFE_INTEGER: the domain's MAX_MINOR). */

@@ -166,6 +166,7 @@ export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolea
       bodyLimit: BODY_LIMIT,
       defaultMetrics: opts.defaultMetrics ?? true,
       metricsRegistries: [rt.metricsRegistry],
+      trustProxy: rt.config.trustProxy,
       ...(opts.requestTimeout !== undefined && { requestTimeout: opts.requestTimeout }),
     },
   )

@@ -17,6 +17,13 @@ import { DeliveryAttemptSchema, DeliveryListResponse, DeliverySchema, TestWebhoo
 
 export type BuildAppDeps = Omit<HttpDeps, 'metrics'>
 
+/** TRUST_PROXY as Fastify takes it: a hop count trusts that many nearest hops of X-Forwarded-For. */
+function trustedProxies(trust: HttpOptions['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === undefined || trust === false) return false
+  if (typeof trust === 'number') return (_address, hop) => hop < trust
+  return [...trust]
+}
+
 /** A 16 KiB request takes a fraction of a second even on a slow phone link; 30 s leaves room for far worse. */
 const REQUEST_TIMEOUT: RequestTimeout = { ms: 30_000, checkEveryMs: 5_000 }
 
@@ -36,6 +43,8 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     requestTimeout: requestTimeout.ms,
     http: { requestTimeout: requestTimeout.ms, connectionsCheckingInterval: requestTimeout.checkEveryMs },
     requestIdHeader: false,
+    // the client address the per-address limits count (B8): behind a proxy, from its X-Forwarded-For (TRUST_PROXY)
+    trustProxy: trustedProxies(opts.trustProxy),
     genReqId: requestIdOf,
     // On SIGTERM a request already on its way over a keep-alive connection is served (with `Connection: close`),
     // not refused: a 503 to a POST leaves the client unsure whether it took effect. New connections are refused

@@ -49,6 +49,8 @@ export interface HttpOptions {
   readonly defaultMetrics: boolean
   /** Further registries /metrics exposes beside the HTTP one (the workers' webhook metrics). */
   readonly metricsRegistries?: readonly Registry[]
+  /** TRUST_PROXY (config.ts): whose X-Forwarded-For names the client; false: the connection's peer is the client. */
+  readonly trustProxy?: false | number | readonly string[]
   /** How long a request may take to arrive in full, and how often that is checked (default 30 s, every 5 s). */
   readonly requestTimeout?: RequestTimeout
 }

@@ -55,3 +55,38 @@ describe('limits (API.md B8)', () => {
     expect((await list(m.apiKey, '10.8.8.8')).statusCode).toBe(429)
   })
 })
+
+describe('limits per client address behind a reverse proxy (TRUST_PROXY)', () => {
+  const PROXY = '10.0.0.5'
+  let t: TestApp | undefined
+  afterEach(async () => t?.close())
+
+  /** A keyed request that reaches the service from the proxy, for the client `forwardedFor` (X-Forwarded-For). */
+  const viaProxy = (app: TestApp, key: string | null, forwardedFor: string) =>
+    app.app.inject({ url: '/api/v1/invoices', remoteAddress: PROXY, headers: { 'x-forwarded-for': forwardedFor, ...(key === null ? {} : { 'x-api-key': key }) } })
+
+  it('when the proxy is trusted, then one client failing to authenticate blocks that client only, not everyone behind the proxy', async () => {
+    t = await buildTestApp({ AUTH_FAIL_LIMIT: '3', TRUST_PROXY: '10.0.0.0/8' })
+    const m = await t.merchant()
+    for (let i = 0; i < 3; i += 1) expect((await viaProxy(t, null, '203.0.113.7')).statusCode).toBe(401)
+    expect((await viaProxy(t, m.apiKey, '203.0.113.7')).statusCode).toBe(429)
+    expect((await viaProxy(t, m.apiKey, '198.51.100.20')).statusCode).toBe(200)
+  })
+
+  it('when no proxy is trusted (the default), then X-Forwarded-For is ignored: a client cannot pick the address it is counted as', async () => {
+    t = await buildTestApp({ AUTH_FAIL_LIMIT: '3' })
+    const m = await t.merchant()
+    for (let i = 0; i < 3; i += 1) expect((await viaProxy(t, null, `203.0.113.${i}`)).statusCode).toBe(401)
+    // all three failures counted against the peer, whatever each request claimed
+    expect((await viaProxy(t, m.apiKey, '198.51.100.20')).statusCode).toBe(429)
+  })
+
+  it('when TRUST_PROXY is a hop count, then that many nearest hops are trusted', async () => {
+    t = await buildTestApp({ AUTH_FAIL_LIMIT: '3', TRUST_PROXY: '1' })
+    const m = await t.merchant()
+    // the client put a fake address first; the proxy appended the one it saw
+    for (let i = 0; i < 3; i += 1) expect((await viaProxy(t, null, `1.2.3.${i}, 203.0.113.9`)).statusCode).toBe(401)
+    expect((await viaProxy(t, m.apiKey, '203.0.113.9')).statusCode).toBe(429)
+    expect((await viaProxy(t, m.apiKey, '198.51.100.20')).statusCode).toBe(200)
+  })
+})
