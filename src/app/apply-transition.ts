@@ -51,7 +51,7 @@ export async function transitionIn(
       throw new AppError('invalid_transition', `a ${result.from} invoice cannot become ${to}`)
     }
     if (await tx.invoices.update(result.invoice, current.status)) {
-      await recordEvent(tx, deps, current, result.invoice, result.event)
+      await recordEvent(tx, deps, result.invoice, result.event)
       return result.invoice
     }
   }

@@ -112,6 +112,6 @@ function repeated(live: Invoice, req: ValidCreateRequest): CreateInvoiceResult {
 async function expireStale(tx: Tx, deps: RecordEventDeps, live: Invoice, now: Date): Promise<boolean> {
   const t = transition(live, { to: 'expired', now, eventId: deps.newId() as EventId })
   if (!t.ok || !(await tx.invoices.update(t.invoice, live.status))) return false
-  await recordEvent(tx, deps, live, t.invoice, t.event)
+  await recordEvent(tx, deps, t.invoice, t.event)
   return true
 }

@@ -13,28 +13,27 @@ export type RecordEventDeps = Pick<AppDeps, 'newId' | 'webhooks'>
  * callback_url, its delivery with the webhook body — the invoice as getInfo reads it at the moment of the
  * event — all in the caller's transaction. A crash can lose neither the transition's webhook nor its order.
  *
- * `before` is the invoice as it was. The delivery's order key (API.md B6, per-invoice order) is later than the
- * invoice's previous change, the time of the event it follows, however this clock reads: a transition that read
- * the clock before it waited for the database, or ran on an instance whose clock lags, still sorts after it. The
- * key is strictly later, not equal: a tie would fall to the delivery ids, which come from the clocks that may lag.
- * It is the `updatedAt` that `transition` gives the invoice, so the next change sorts after this one in turn.
+ * `invoice` is the invoice as the transition left it. The delivery's order key (API.md B6, per-invoice order) is
+ * its `updatedAt`, which `transition` makes strictly later than the invoice's previous change, the time of the
+ * event it follows, however this clock reads: a transition that read the clock before it waited for the database,
+ * or ran on an instance whose clock lags, still sorts after it. Strictly later, not equal: a tie would fall to the
+ * delivery ids, which come from the clocks that may lag.
  */
-export async function recordEvent(tx: Tx, deps: RecordEventDeps, before: Invoice, after: Invoice, event: InvoiceEvent): Promise<void> {
+export async function recordEvent(tx: Tx, deps: RecordEventDeps, invoice: Invoice, event: InvoiceEvent): Promise<void> {
   await tx.events.append(event)
-  if (after.callbackUrl === null) return
-  const orderAt = new Date(Math.max(event.createdAt.getTime(), before.updatedAt.getTime() + 1))
+  if (invoice.callbackUrl === null) return
   const delivery: Delivery = {
     id: deps.newId() as DeliveryId,
     eventId: event.id,
-    invoiceId: after.id,
-    merchantId: after.merchantId,
-    url: after.callbackUrl,
+    invoiceId: invoice.id,
+    merchantId: invoice.merchantId,
+    url: invoice.callbackUrl,
     type: event.type,
     status: 'pending',
     attemptCount: 0,
     nextAttemptAt: new Date(event.createdAt.getTime() + firstAttemptDelayMs(deps.webhooks.retrySchedule)),
-    createdAt: orderAt,
-    updatedAt: orderAt,
+    createdAt: invoice.updatedAt,
+    updatedAt: invoice.updatedAt,
   }
-  await tx.deliveries.insert(delivery, webhookPayload(event.type, event.createdAt, invoiceView(after, event.createdAt)))
+  await tx.deliveries.insert(delivery, webhookPayload(event.type, event.createdAt, invoiceView(invoice, event.createdAt)))
 }
