@@ -291,7 +291,8 @@ export async function serve(config: Config): Promise<void> {
 function printDemo(config: Config, merchantId: string, apiKey: string, webhookSecret: string): void {
   const currency = config.currencies[0] ?? 'RUB'
   // 100 in the currency's own decimals: "100.00" is refused for JPY, which has none
-  const amount = formatAmount(asMinor(100 * 10 ** (currencyExponent(currency) ?? 2)), currencyExponent(currency) ?? 2)
+  const exponent = currencyExponent(currency) ?? 2
+  const amount = formatAmount(asMinor(100 * 10 ** exponent), exponent)
   const body = JSON.stringify({ order_id: 'demo-1', amount, currency, comment: 'Demo order' })
   const base = config.publicUrl
   process.stdout.write(

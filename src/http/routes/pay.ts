@@ -134,7 +134,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
         const lang = negotiateLang(request.query.lang, request.headers['accept-language'])
         const view = await findView(request.params.invoice_id)
         if (view === undefined) {
-          return sendHtml(reply, 404, renderNotFoundPage(lang, `${base}/pay/${encodeURIComponent(request.params.invoice_id)}`, base))
+          return sendHtml(reply, 404, renderNotFoundPage(lang, payPath(base, encodeURIComponent(request.params.invoice_id)), base))
         }
         const ctx = { lang, explicitLang: isLang(request.query.lang), sandbox: deps.sandbox, now: deps.now(), base }
         return sendHtml(reply, 200, renderPaymentPage(view, ctx))
