@@ -132,9 +132,12 @@ function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest
   return problemOf('internal_error', `an internal error occurred; quote request id ${request.id} to the operator`)
 }
 
-/** 415: what this route takes. The payment page's test controls also post HTML forms; every other route JSON only. */
+/**
+ * 415: the body types the route's own scope parses. The payment page's scope also parses HTML forms (its test
+ * controls post them); every other route takes JSON only.
+ */
 function unsupportedMediaType(request: FastifyRequest): Problem {
-  const takesForms = request.routeOptions.url === '/pay/:invoice_id/simulate'
+  const takesForms = request.server.hasContentTypeParser('application/x-www-form-urlencoded')
   return problemOf('unsupported_media_type', takesForms ? 'send the body as application/json or application/x-www-form-urlencoded' : 'send the body as application/json')
 }
 
