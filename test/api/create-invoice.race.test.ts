@@ -4,15 +4,15 @@ import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-
 describe('idempotent create under concurrency (API.md B3)', () => {
   let t: TestApp
   let m: TestMerchant
+  let port: number
   beforeEach(async () => {
     t = await buildTestApp()
     m = await t.merchant()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    port = await t.listen()
   })
   afterEach(async () => t.close())
 
   it('when 25 identical requests race over real sockets, then exactly one invoice exists and exactly one answer says is_new', async () => {
-    const { port } = t.app.server.address() as { port: number }
     const body = JSON.stringify({ order_id: 'RACE-1', amount: '99.99', currency: 'RUB' })
     const answers = await Promise.all(
       Array.from({ length: 25 }, () =>
@@ -30,7 +30,6 @@ describe('idempotent create under concurrency (API.md B3)', () => {
   })
 
   it('when requests with different amounts race for one order_id, then one invoice and the rest 200 or 409', async () => {
-    const { port } = t.app.server.address() as { port: number }
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         fetch(`http://127.0.0.1:${port}/api/v1/invoices`, {
@@ -47,7 +46,6 @@ describe('idempotent create under concurrency (API.md B3)', () => {
   })
 
   it('when 20 identical requests race for an order whose invoice expired but is still pending in the database, then it is expired once and exactly one new invoice is created', async () => {
-    const { port } = t.app.server.address() as { port: number }
     const post = (amount: string) =>
       fetch(`http://127.0.0.1:${port}/api/v1/invoices`, {
         method: 'POST',

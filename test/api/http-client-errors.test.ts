@@ -3,7 +3,6 @@
  * stable code and an `x-request-id`, over a real socket (inject() never goes through the parser).
  */
 import { connect } from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
@@ -13,8 +12,7 @@ let port: number
 beforeAll(async () => {
   t = await buildTestApp()
   m = await t.merchant()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  port = (t.app.server.address() as AddressInfo).port
+  port = await t.listen()
 })
 afterAll(async () => t.close())
 
@@ -66,8 +64,7 @@ describe('a request that does not arrive in full (slow-loris on the body)', () =
   beforeAll(async () => {
     // the production timeout is 30 s, checked every 5 s; the same mechanism, scaled down
     slow = await buildTestApp({}, { requestTimeout: { ms: 1000, checkEveryMs: 100 } })
-    await slow.app.listen({ port: 0, host: '127.0.0.1' })
-    slowPort = (slow.app.server.address() as AddressInfo).port
+    slowPort = await slow.listen()
   })
   afterAll(async () => slow.close())
 

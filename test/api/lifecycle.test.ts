@@ -155,9 +155,7 @@ describe('racing transitions', () => {
   it('when simulate paid and cancel race on real sockets, then exactly one wins and one event is written', async () => {
     const t = await buildTestApp()
     const m = await t.merchant()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    const { port } = t.app.server.address() as { port: number }
-    const base = `http://127.0.0.1:${port}`
+    const base = `http://127.0.0.1:${await t.listen()}`
     try {
       for (let round = 0; round < 10; round += 1) {
         const created = await fetch(`${base}/api/v1/invoices`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey }, body: JSON.stringify({ order_id: `R-${round}`, amount: 5, currency: 'RUB' }) })

@@ -3,7 +3,6 @@
  * host name that is not localhost (Chromium treats localhost and 127.0.0.1 as secure and forgives what it would
  * not elsewhere). The name is mapped to 127.0.0.1 inside the browser: no DNS, no network.
  */
-import type { AddressInfo } from 'node:net'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js'
@@ -15,8 +14,7 @@ describe.skipIf(browserSkipReason !== undefined)('/docs in a real browser (API.m
   let port: number
   beforeAll(async () => {
     t = await buildTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    port = (t.app.server.address() as AddressInfo).port
+    port = await t.listen()
     browser = await launchBrowser(['--host-resolver-rules=MAP docs.test 127.0.0.1'])
   })
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { PNG } from 'pngjs'
 import { createRequire } from 'node:module'
 import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http'
-import { createServer, type AddressInfo } from 'node:net'
+import { createServer } from 'node:net'
 import type { AxeResults } from 'axe-core'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -239,8 +239,7 @@ describe.skipIf(browserSkipReason !== undefined)('payment page behind a reverse 
     // PUBLIC_URL is the proxy's, with a path; the proxy strips it and forwards to the service at its root
     const proxyPort = await freePort()
     t = await buildTestApp({ PUBLIC_URL: `http://127.0.0.1:${proxyPort}/payments` })
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    const servicePort = (t.app.server.address() as AddressInfo).port
+    const servicePort = await t.listen()
     proxy = createHttpServer((req, res) => {
       seen.push(req.url ?? '')
       if (!(req.url ?? '').startsWith('/payments/')) {

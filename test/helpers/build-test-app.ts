@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { loadConfig, type Config } from '../../src/config.js'
@@ -33,6 +34,8 @@ export interface TestApp {
   sweep(): Promise<void>
   /** Creates a merchant through the same use case the CLI uses. */
   merchant(name?: string, defaultService?: string): Promise<TestMerchant>
+  /** Listens on 127.0.0.1 on a free port (for tests over real sockets); resolves to the port. */
+  listen(): Promise<number>
   close(): Promise<void>
 }
 
@@ -87,6 +90,10 @@ export async function buildTestApp(
       return { id: m.merchant.id, apiKey: m.apiKey, apiKeyId: m.apiKeyId, webhookSecret: m.webhookSecret }
     },
     sweep: () => workers.tick(),
+    async listen() {
+      await app.listen({ port: 0, host: '127.0.0.1' })
+      return (app.server.address() as AddressInfo).port
+    },
     async close() {
       await workers.stop()
       await app.close()
