@@ -69,3 +69,72 @@ export interface ClaimedDelivery {
 export function webhookPayload(type: WebhookEventType, at: Date, data: InvoiceView | Readonly<Record<string, unknown>>): string {
   return JSON.stringify({ type, timestamp: isoTime(at), data })
 }
+
+/**
+ * How much a dispatcher's claim may take: its free slots, shared fairly between merchants. Without a share, one
+ * merchant whose endpoint never answers fills every slot with attempts that each wait out WEBHOOK_TIMEOUT, and
+ * every other merchant's webhooks wait behind them. With it, each merchant may always have `perMerchant` in
+ * flight (WEBHOOK_MERCHANT_CONCURRENCY). Beyond that, a merchant whose endpoint answers (its last attempt here
+ * succeeded) uses free slots while `perMerchant` of them stay free for the next merchant (`takeBeyondShare`), so a
+ * merchant alone still uses most of the slots, and one whose endpoint stopped answering soon holds only its share.
+ */
+export interface ClaimShare {
+  /** The free slots: the most deliveries to claim. */
+  readonly limit: number
+  /** Deliveries of one merchant in flight at once that it always may have; also the slots kept free beyond it. */
+  readonly perMerchant: number
+  /** This dispatcher's deliveries in flight now, by merchant. */
+  readonly inFlight: ReadonlyMap<MerchantId, number>
+  /** The merchants that may use slots beyond their share: those whose last attempt on this dispatcher succeeded. */
+  readonly answering: ReadonlySet<MerchantId>
+}
+
+/** Deliveries in flight by merchant once `taken` are, too. */
+function heldWith(share: ClaimShare, taken: readonly { readonly merchantId: MerchantId }[]): Map<MerchantId, number> {
+  const held = new Map(share.inFlight)
+  for (const d of taken) held.set(d.merchantId, (held.get(d.merchantId) ?? 0) + 1)
+  return held
+}
+
+/**
+ * The first pass of a claim: from due deliveries, oldest due first, the ones within their merchant's share, in
+ * the same order, at most `limit`.
+ */
+export function takeFairShare<T extends { readonly merchantId: MerchantId }>(due: readonly T[], share: ClaimShare): T[] {
+  const held = heldWith(share, [])
+  const taken: T[] = []
+  for (const d of due) {
+    if (taken.length >= share.limit) break
+    const n = held.get(d.merchantId) ?? 0
+    if (n >= share.perMerchant) continue
+    held.set(d.merchantId, n + 1)
+    taken.push(d)
+  }
+  return taken
+}
+
+/**
+ * How many of the oldest candidates (each merchant's first `perMerchant` due) are enough for `takeFairShare` to
+ * find its `limit`: those it passes over belong to merchants with deliveries in flight, at most one for each.
+ */
+export function fairShareCandidates(share: ClaimShare): number {
+  let inFlight = 0
+  for (const n of share.inFlight.values()) inFlight += Math.min(n, share.perMerchant)
+  return share.limit + inFlight
+}
+
+/**
+ * The second pass: from due deliveries, oldest due first whatever their merchant, those the claim takes after
+ * `taken` beyond the merchants' shares — only of answering merchants, and only the free slots left above a reserve
+ * of `perMerchant`, kept for merchants whose deliveries come due next. None unless some merchant is at its share:
+ * only then may more be due than the first pass found.
+ */
+export function takeBeyondShare<T extends { readonly id: string; readonly merchantId: MerchantId }>(due: readonly T[], share: ClaimShare, taken: readonly T[]): T[] {
+  const held = heldWith(share, taken)
+  let atShare = false
+  for (const n of held.values()) if (n >= share.perMerchant) atShare = true
+  const room = atShare ? share.limit - taken.length - share.perMerchant : 0
+  if (room <= 0) return []
+  const ids = new Set(taken.map((d) => d.id))
+  return due.filter((d) => !ids.has(d.id) && share.answering.has(d.merchantId)).slice(0, room)
+}
