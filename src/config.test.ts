@@ -111,9 +111,16 @@ describe('loadConfig — accepted values', () => {
     })
   })
 
-  it('when WEBHOOK_CONCURRENCY is unset or set, then it is 64 or the value', () => {
-    expect(load({}).webhookConcurrency).toBe(64)
+  it('when WEBHOOK_CONCURRENCY is unset or set, then it is 80 or the value', () => {
+    expect(load({}).webhookConcurrency).toBe(80)
     expect(load({ WEBHOOK_CONCURRENCY: '8' }).webhookConcurrency).toBe(8)
+  })
+
+  it('when WEBHOOK_MERCHANT_CONCURRENCY is unset, then a merchant`s share is a fifth of WEBHOOK_CONCURRENCY, rounded up; set, the value', () => {
+    expect(load({}).webhookMerchantConcurrency).toBe(16)
+    expect(load({ WEBHOOK_CONCURRENCY: '10' }).webhookMerchantConcurrency).toBe(2)
+    expect(load({ WEBHOOK_CONCURRENCY: '1' }).webhookMerchantConcurrency).toBe(1)
+    expect(load({ WEBHOOK_MERCHANT_CONCURRENCY: '64' }).webhookMerchantConcurrency).toBe(64)
   })
 
   it('when WEBHOOK_RETRY_SCHEDULE is a list of seconds, then it is parsed in order', () => {
@@ -206,6 +213,8 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     ['WEBHOOK_RETRY_SCHEDULE', '0,-5'],
     ['WEBHOOK_TIMEOUT', '0'],
     ['WEBHOOK_CONCURRENCY', '0'],
+    ['WEBHOOK_MERCHANT_CONCURRENCY', '0'],
+    ['WEBHOOK_MERCHANT_CONCURRENCY', 'all'],
     ['HOLD_LIFETIME', '1.5'],
     ['INVOICE_LIFETIME', '299'],
     ['INVOICE_LIFETIME', '2592001'],

@@ -35,6 +35,8 @@ export interface Config {
   readonly webhookSecretGrace: number
   /** Webhook deliveries in flight at once per instance (each of a different invoice). */
   readonly webhookConcurrency: number
+  /** Webhook deliveries of one merchant in flight at once per instance (its share of webhookConcurrency). */
+  readonly webhookMerchantConcurrency: number
   readonly callbackAllowHttp: boolean
   /**
    * TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client (addresses or CIDR ranges), or how many
@@ -157,6 +159,8 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
     bad('WEBHOOK_RETRY_SCHEDULE', 'must be a comma-separated list of seconds, e.g. 0,5,300')
   }
 
+  const webhookConcurrency = int('WEBHOOK_CONCURRENCY', 80, 1, 10_000)
+
   const config: Config = {
     nodeEnv,
     isProduction: nodeEnv === 'production',
@@ -176,7 +180,8 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
     webhookRetrySchedule: webhookRetrySchedule.map(Number),
     webhookAllowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
     webhookSecretGrace: int('WEBHOOK_SECRET_GRACE', 86_400, 0, 31_536_000),
-    webhookConcurrency: int('WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+    webhookConcurrency,
+    webhookMerchantConcurrency: int('WEBHOOK_MERCHANT_CONCURRENCY', Math.ceil(webhookConcurrency / 5), 1, 10_000),
     callbackAllowHttp: bool('CALLBACK_ALLOW_HTTP', false),
     trustProxy: trustProxy(raw('TRUST_PROXY'), bad),
     rateLimitRps: int('RATE_LIMIT_RPS', 100, 1, 1_000_000),

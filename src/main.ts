@@ -244,6 +244,7 @@ export function startWorkers(rt: Runtime, intervalMs = 500, opts: { webhooks?: b
           subscribe: (listener) => deps.eventSignal.subscribe(listener),
           now: () => deps.clock.now(),
           concurrency: rt.config.webhookConcurrency,
+          merchantConcurrency: rt.config.webhookMerchantConcurrency,
           pollMs: WEBHOOK_POLL_MS,
           log: rt.logger,
         })

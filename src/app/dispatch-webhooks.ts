@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, DeliveryAttempt } from '../domain/delivery.js'
+import type { ClaimedDelivery, ClaimShare, DeliveryAttempt } from '../domain/delivery.js'
 import { nextStep, type NextStep } from '../domain/webhook-policy.js'
 import type { AttemptResult } from '../ports/webhook-metrics.js'
 import type { AppDeps } from './deps.js'
@@ -60,8 +60,8 @@ export interface CycleInput {
   readonly finished: readonly FinishedAttempt[]
   /** Claims to give back without an attempt (shutdown). */
   readonly released: readonly ClaimedDelivery[]
-  /** How many due deliveries to claim (the free slots); 0 to claim none. */
-  readonly claimLimit: number
+  /** What to claim: the free slots (0 to claim none) and each merchant's share of them (`takeFairShare`). */
+  readonly share: ClaimShare
 }
 
 /**
@@ -86,7 +86,7 @@ export async function dispatchCycle(deps: DispatchDeps, input: CycleInput): Prom
       recorded.push({ ...f, settled })
     }
     for (const claim of input.released) await tx.deliveries.release(claim)
-    const claimed = input.claimLimit > 0 ? await tx.deliveries.claimDue(now, leaseUntil, input.claimLimit) : []
+    const claimed = input.share.limit > 0 ? await tx.deliveries.claimDue(now, leaseUntil, input.share) : []
     return { recorded, claimed }
   })
   for (const r of out.recorded) if (r.settled && r.step.status !== 'pending') deps.webhooks.metrics.delivery(r.step.status)

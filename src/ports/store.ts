@@ -1,6 +1,6 @@
 import type { Invoice, InvoiceEvent, Status } from '../domain/invoice.js'
 import type { ApiKeyId, DeliveryId, InvoiceId, MerchantId } from '../domain/ids.js'
-import type { ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, DeliveryWithAttempts } from '../domain/delivery.js'
+import type { ClaimedDelivery, ClaimShare, Delivery, DeliveryAttempt, DeliveryStatus, DeliveryWithAttempts } from '../domain/delivery.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../domain/merchant.js'
 
 /** A page position for newest-first listings: the last row's (createdAt, id). */
@@ -123,13 +123,15 @@ export interface DeliveryRepo extends DeliveryReader {
    */
   insert(delivery: Delivery, payload: string): Promise<void>
   /**
-   * Claims up to `limit` due deliveries until `leaseUntil`, oldest due first, and returns them with their
-   * payload. Due: pending, next_attempt_at <= now, not leased by a live claim, and no earlier delivery (by
-   * created_at, id) of the same invoice still pending — the per-invoice order of API.md B6. Call in a
-   * transaction of its own; on PostgreSQL the rows are locked FOR UPDATE SKIP LOCKED, so concurrent
-   * dispatchers (other instances) claim disjoint sets.
+   * Claims due deliveries until `leaseUntil`, oldest due first, within `share` (`takeFairShare`: at most
+   * `share.limit`, no merchant past `share.perMerchant` in flight), and returns them with their payload. Due:
+   * pending, next_attempt_at <= now, not leased by a live claim, and no earlier delivery (by created_at, id) of
+   * the same invoice still pending — the per-invoice order of API.md B6. Each merchant's due deliveries are
+   * sought apart, so however long one merchant's backlog, the others' are found. Call in a transaction of its
+   * own; on PostgreSQL the rows are locked FOR UPDATE SKIP LOCKED, so concurrent dispatchers (other instances)
+   * claim disjoint sets.
    */
-  claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]>
+  claimDue(now: Date, leaseUntil: Date, share: ClaimShare): Promise<ClaimedDelivery[]>
   /** Appends an attempt to the delivery's log. */
   addAttempt(deliveryId: DeliveryId, attempt: DeliveryAttempt): Promise<void>
   /**

@@ -18,7 +18,7 @@ function harness(due: number, concurrency: number) {
     async cycle(input) {
       cycles.push(input)
       const claimed: ClaimedDelivery[] = []
-      while (claimed.length < input.claimLimit && next < due) claimed.push(claimOf(next++))
+      while (claimed.length < input.share.limit && next < due) claimed.push(claimOf(next++))
       return { recorded: input.finished.map((f) => ({ ...f, settled: true })), claimed }
     },
     send(claim, signal) {
@@ -34,15 +34,23 @@ function harness(due: number, concurrency: number) {
     subscribe: () => () => undefined,
     now: () => new Date(),
     concurrency,
+    merchantConcurrency: concurrency,
     pollMs: 60_000,
     log: quiet,
   })
-  const finish = (id: string) => {
+  const finish = (id: string, answered = true) => {
     const resolve = pending.get(id)
     pending.delete(id)
     resolve?.({
       kind: 'finished',
-      finished: { claim: claimOf(Number(id.slice(1))), attempt: { id: `a${id}`, at: new Date(), statusCode: 200, latencyMs: 1, error: null }, result: 'success', step: { status: 'succeeded', nextAttemptAt: null } },
+      finished: answered
+        ? { claim: claimOf(Number(id.slice(1))), attempt: { id: `a${id}`, at: new Date(), statusCode: 200, latencyMs: 1, error: null }, result: 'success', step: { status: 'succeeded', nextAttemptAt: null } }
+        : {
+            claim: claimOf(Number(id.slice(1))),
+            attempt: { id: `a${id}`, at: new Date(), statusCode: null, latencyMs: 15_000, error: 'timeout' },
+            result: 'timeout',
+            step: { status: 'pending', nextAttemptAt: new Date(Date.now() + 60_000) },
+          },
     })
   }
   return { d, cycles, pending, finish, maxInFlight: () => maxInFlight }
@@ -61,7 +69,23 @@ describe('the webhook dispatcher loop', () => {
     const refills = h.cycles.filter((c) => c.finished.length > 0)
     expect(refills.flatMap((c) => c.finished.map((f) => f.claim.id))).toEqual(['d0', 'd1'])
     // each cycle that records ended attempts also claims for the slots they freed
-    for (const c of refills) expect(c.claimLimit).toBeGreaterThanOrEqual(c.finished.length)
+    for (const c of refills) expect(c.share.limit).toBeGreaterThanOrEqual(c.finished.length)
+    for (const id of [...h.pending.keys()]) h.finish(id)
+    await h.d.stop(1000)
+  })
+
+  it('when deliveries are in flight, then each claim carries the free slots, the merchant share, what each merchant has in flight and who answers', async () => {
+    const h = harness(3, 8)
+    await tick()
+    expect(h.cycles[0]!.share).toEqual({ limit: 8, perMerchant: 8, inFlight: new Map(), answering: new Set() })
+    h.finish('d0')
+    await tick()
+    // d0 succeeded: its merchant answers
+    expect(h.cycles.at(-1)!.share).toEqual({ limit: 6, perMerchant: 8, inFlight: new Map([['m', 2]]), answering: new Set(['m']) })
+    h.finish('d1', false)
+    await tick()
+    // d1 timed out: it no longer does
+    expect(h.cycles.at(-1)!.share).toEqual({ limit: 7, perMerchant: 8, inFlight: new Map([['m', 1]]), answering: new Set() })
     for (const id of [...h.pending.keys()]) h.finish(id)
     await h.d.stop(1000)
   })
@@ -79,7 +103,7 @@ describe('the webhook dispatcher loop', () => {
     const released = h.cycles.flatMap((c) => c.released.map((r) => r.id))
     expect(finished).toEqual(['d0'])
     expect(released.sort()).toEqual(['d1', 'd2'])
-    expect(last.claimLimit).toBe(0) // nothing new is claimed once stopping
+    expect(last.share.limit).toBe(0) // nothing new is claimed once stopping
   })
 
   it('when attempts fail with retries due in 300 and 600 ms, then each is claimed again when it comes due, not at the next poll', async () => {
@@ -114,6 +138,7 @@ describe('the webhook dispatcher loop', () => {
       subscribe: () => () => undefined,
       now: () => new Date(),
       concurrency: 4,
+      merchantConcurrency: 4,
       pollMs: 60_000, // the poll never comes in this test: only the retries' own timers can wake the loop
       log: quiet,
     })

@@ -1,5 +1,6 @@
 import type { CycleInput, FinishedAttempt, RecordedAttempt, SendOutcome } from '../app/dispatch-webhooks.js'
 import type { ClaimedDelivery } from '../domain/delivery.js'
+import type { MerchantId } from '../domain/ids.js'
 
 /** A timer may fire a millisecond early (libuv rounds): a little late beats a claim that finds nothing due. */
 const WAKE_MARGIN_MS = 5
@@ -25,6 +26,8 @@ export interface WebhookDispatcherOptions {
   now(): Date
   /** Deliveries in flight at once (each of a different invoice: only the oldest pending one of an invoice is due). */
   readonly concurrency: number
+  /** Deliveries of one merchant in flight at once: its share of `concurrency`, so one merchant cannot hold them all. */
+  readonly merchantConcurrency: number
   /** Fallback poll: other instances' events, lost rings, expired leases. This process's own retries set timers. */
   readonly pollMs: number
   readonly log: DispatcherLog
@@ -47,12 +50,14 @@ export interface WebhookDispatcher {
  * taken by the next, so under load a transaction serves many deliveries.
  */
 export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookDispatcher {
-  const inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>()
+  const inFlight = new Map<string, { merchantId: MerchantId; abort: AbortController; done: Promise<void> }>()
   let finished: FinishedAttempt[] = []
   let released: ClaimedDelivery[] = []
   let cycling: Promise<void> | undefined
   let again = false
   let stopped = false
+  /** Merchants whose last attempt here succeeded: they may use free slots beyond their share (`takeBeyondShare`). */
+  const answering = new Set<MerchantId>()
   /** Timers for retries coming due, by the end of their time slot (`wakeSlot`). */
   const wakeTimers = new Map<number, NodeJS.Timeout>()
 
@@ -69,9 +74,11 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
   }
 
   const cycle = async (): Promise<void> => {
-    const claimLimit = stopped ? 0 : opts.concurrency - inFlight.size
-    if (finished.length === 0 && released.length === 0 && claimLimit <= 0) return
-    const input = { finished, released, claimLimit }
+    const limit = stopped ? 0 : opts.concurrency - inFlight.size
+    if (finished.length === 0 && released.length === 0 && limit <= 0) return
+    const byMerchant = new Map<MerchantId, number>()
+    for (const { merchantId } of inFlight.values()) byMerchant.set(merchantId, (byMerchant.get(merchantId) ?? 0) + 1)
+    const input = { finished, released, share: { limit: Math.max(0, limit), perMerchant: opts.merchantConcurrency, inFlight: byMerchant, answering: new Set(answering) } }
     finished = []
     released = []
     let out: Awaited<ReturnType<WebhookDispatcherOptions['cycle']>>
@@ -100,7 +107,11 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
       (outcome) =>
         end(() => {
           if (outcome.kind === 'aborted') released.push(outcome.claim)
-          else finished.push(outcome.finished)
+          else {
+            finished.push(outcome.finished)
+            if (outcome.finished.result === 'success') answering.add(claim.merchantId)
+            else answering.delete(claim.merchantId)
+          }
         }),
       (err: unknown) =>
         end(() => {
@@ -108,7 +119,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
           opts.log.error({ err, delivery_id: claim.id, event_id: claim.eventId }, 'webhook attempt failed before sending; it will be retried')
         }),
     )
-    inFlight.set(claim.id, { abort, done })
+    inFlight.set(claim.id, { merchantId: claim.merchantId, abort, done })
   }
 
   // A retry of this process's attempts is claimed when it comes due, not at the next poll after it: a poll that

@@ -249,6 +249,48 @@ describe('webhook delivery (API.md B6)', () => {
     })
   })
 
+  describe('each merchant`s share of the delivery slots', () => {
+    const SHARE_ENV = { WEBHOOK_CONCURRENCY: '8', WEBHOOK_MERCHANT_CONCURRENCY: '2', WEBHOOK_TIMEOUT: '3' }
+
+    it('when one merchant`s endpoint never answers, then its webhooks hold only its share of the slots and another merchant`s go out at once', async () => {
+      const c = await setup(SHARE_ENV)
+      c.rx.respond = () => 'hang'
+      const hogIds = await Promise.all(Array.from({ length: 12 }, () => create(c)))
+      await Promise.all(hogIds.map((id) => simulate(c, id, 'paid')))
+      await c.rx.waitFor(2)
+      const rx = await startReceiver()
+      try {
+        const other: Ctx = { t: c.t, m: await c.t.merchant('Other Shop'), rx }
+        rx.secrets = [other.m.webhookSecret]
+        const id = await create(other)
+        const paidAt = Date.now()
+        await simulate(other, id, 'paid')
+        // with every slot held by the hanging endpoint, it would wait for WEBHOOK_TIMEOUT (3 s)
+        const [hook] = await rx.waitFor(1, { timeoutMs: 1500 })
+        expect(hook!.json.type).toBe('invoice.paid')
+        expect(Date.now() - paidAt).toBeLessThan(1500)
+        expect(hook!.verifiedWith).toEqual([other.m.webhookSecret])
+        expect(c.rx.maxConcurrent).toBe(2)
+        expect(c.rx.received).toHaveLength(2)
+      } finally {
+        await rx.close()
+      }
+    })
+
+    it('when a merchant alone has many webhooks and its endpoint answers, then it uses the slots beyond its share but one share', async () => {
+      const c = await setup(SHARE_ENV)
+      c.rx.respond = async () => {
+        await sleep(300)
+        return 200
+      }
+      const ids = await Promise.all(Array.from({ length: 16 }, () => create(c)))
+      await Promise.all(ids.map((id) => simulate(c, id, 'paid')))
+      await c.rx.waitFor(16, { timeoutMs: 5000 })
+      // its share (2) until an attempt succeeds, then 8 slots but a reserve of 2
+      expect(c.rx.maxConcurrent).toBe(6)
+    })
+  })
+
   it('when an invoice expires by the clock, then invoice.expired is delivered right after the sweep', async () => {
     const c = await setup()
     const id = await create(c, { lifetime: 1 })

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { ClaimedDelivery, Delivery } from '../../src/domain/delivery.js'
-import type { DeliveryId, EventId } from '../../src/domain/ids.js'
+import type { DeliveryId, EventId, MerchantId } from '../../src/domain/ids.js'
 import type { Invoice } from '../../src/domain/invoice.js'
 import type { Store } from '../../src/ports/store.js'
 import { ascendingIds, at, eventFixture, givenInvoice, givenMerchant, MINUTE, T0, type ContractContext } from './fixtures.js'
@@ -41,7 +41,8 @@ async function givenDelivery(store: Store, inv: Invoice, over: Partial<Delivery>
   return d
 }
 
-const claim = (store: Store, now: Date, limit = 100) => store.transaction((tx) => tx.deliveries.claimDue(now, new Date(now.getTime() + LEASE), limit))
+const claim = (store: Store, now: Date, limit = 100, perMerchant = limit, inFlight: ReadonlyMap<MerchantId, number> = new Map(), answering: readonly MerchantId[] = []) =>
+  store.transaction((tx) => tx.deliveries.claimDue(now, new Date(now.getTime() + LEASE), { limit, perMerchant, inFlight, answering: new Set(answering) }))
 const settle = (store: Store, c: ClaimedDelivery, status: 'pending' | 'succeeded' | 'failed', nextAttemptAt: Date | null = null) =>
   store.transaction((tx) => tx.deliveries.settle(c, { status, attemptCount: c.attemptCount + 1, nextAttemptAt, updatedAt: T0 }))
 const ids = (cs: readonly { id: string }[]) => cs.map((c) => c.id)
@@ -119,6 +120,26 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       expect(ids(second)).toEqual([hold.id])
       await settle(store, second[0]!, 'succeeded')
       expect(ids(await claim(store, at(10 * MINUTE)))).toEqual([paid.id])
+    })
+
+    it('when one merchant has a backlog due before everyone else`s, then a claim takes its share of it, finds the other merchants` deliveries, and gives it more only while it answers and above a reserve', async () => {
+      const store = ctx.store()
+      const [hog, other, third] = [await givenMerchant(store), await givenMerchant(store), await givenMerchant(store)]
+      const b: Delivery[] = []
+      for (let i = 0; i < 30; i++) b.push(await givenDelivery(store, await givenInvoice(store, hog.id), { nextAttemptAt: at(i * 1000) }))
+      const o1 = await givenDelivery(store, await givenInvoice(store, other.id), { nextAttemptAt: at(MINUTE) })
+      const t1 = await givenDelivery(store, await givenInvoice(store, third.id), { nextAttemptAt: at(MINUTE + 1000) })
+      const now = at(2 * MINUTE)
+      const hogIds = (n: number, m: number) => b.slice(n, m).map((d) => d.id)
+      // 4 free slots, 2 a merchant: the hog's two oldest, then the others', however long its backlog
+      expect(ids(await claim(store, now, 4, 2, new Map(), [hog.id]))).toEqual([...hogIds(0, 2), o1.id, t1.id])
+      // the hog has its 2 in flight and does not answer: the others only
+      const o2 = await givenDelivery(store, await givenInvoice(store, other.id), { nextAttemptAt: at(MINUTE) })
+      expect(ids(await claim(store, now, 8, 2, new Map([[hog.id, 2]])))).toEqual([o2.id])
+      // it answers: of 8 free slots it gets all but 2 (the reserve for whoever comes next)
+      expect(ids(await claim(store, now, 8, 2, new Map([[hog.id, 2]]), [hog.id]))).toEqual(hogIds(2, 8))
+      // the free slots bound the claim whatever the share
+      expect(ids(await claim(store, now, 1, 10))).toEqual(hogIds(8, 9))
     })
 
     it('when an attempt is recorded, then settle applies it only while the claim holds, and the attempts read back oldest first', async () => {

@@ -4,7 +4,7 @@
  * BEGIN IMMEDIATE, so its select-then-update in one transaction is already exclusive).
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
-import type { ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, DeliveryWithAttempts, WebhookEventType } from '../../domain/delivery.js'
+import { fairShareCandidates, takeBeyondShare, takeFairShare, type ClaimedDelivery, type ClaimShare, type Delivery, type DeliveryAttempt, type DeliveryStatus, type DeliveryWithAttempts, type WebhookEventType } from '../../domain/delivery.js'
 import type { DeliveryId, EventId, InvoiceId, MerchantId } from '../../domain/ids.js'
 import type { DeliveryListQuery, DeliveryProgress, DeliveryQueueStats, DeliveryRepo } from '../../ports/store.js'
 import type { Database, DeliveryAttemptRow, DeliveryRow, SqlDialect } from './schema.js'
@@ -23,6 +23,13 @@ const DELIVERY_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof DeliveryRow)[]
+/** What a claim chooses by: whose a due delivery is and when it came due. Only the chosen are read in full. */
+const CANDIDATE_COLUMNS = ['id', 'merchant_id', 'next_attempt_at'] as const satisfies readonly (keyof DeliveryRow)[]
+interface Candidate {
+  readonly id: string
+  readonly merchantId: MerchantId
+}
+const candidate = (r: Pick<DeliveryRow, 'id' | 'merchant_id'>): Candidate => ({ id: r.id, merchantId: r.merchant_id as MerchantId })
 const ATTEMPT_COLUMNS = ['id', 'delivery_id', 'at', 'status_code', 'latency_ms', 'error'] as const satisfies readonly (keyof DeliveryAttemptRow)[]
 
 type DeliveryRead = Pick<DeliveryRow, (typeof DELIVERY_COLUMNS)[number]>
@@ -65,6 +72,20 @@ function noEarlierPending(eb: ExpressionBuilder<Database & { d: DeliveryRow }, '
   )
 }
 
+/**
+ * Due now: pending, next_attempt_at <= now, no live lease (one that ran out belongs to a dispatcher that died
+ * mid-attempt), and no earlier delivery of the invoice pending.
+ */
+function dueAt(nowMs: number) {
+  return (eb: ExpressionBuilder<Database & { d: DeliveryRow }, 'd'>) =>
+    eb.and([
+      eb('d.status', '=', 'pending'),
+      eb('d.next_attempt_at', '<=', nowMs),
+      eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', nowMs)]),
+      noEarlierPending(eb),
+    ])
+}
+
 export class KyselyDeliveryRepo implements DeliveryRepo {
   readonly #db: Kysely<Database>
   readonly #guard: Guard
@@ -99,46 +120,112 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
     )
   }
 
-  async claimDue(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+  /**
+   * Each merchant's first `perMerchant` due deliveries, oldest due first, but none of merchants already at their
+   * share: a skip scan finds the merchants with pending deliveries (one seek each, however many rows each has),
+   * then a seek per merchant in deliveries_merchant_due_idx. So however long one merchant's backlog, the others'
+   * deliveries are found.
+   */
+  async #dueByMerchant(nowMs: number, share: ClaimShare): Promise<Candidate[]> {
+    const full = [...share.inFlight].filter(([, n]) => n >= share.perMerchant).map(([m]) => m)
+    const merchantDue = (eb: ExpressionBuilder<Database & { pm: { id: string | null } }, 'pm'>) =>
+      eb
+        .selectFrom('deliveries as d')
+        .where(dueAt(nowMs))
+        .whereRef('d.merchant_id', '=', 'pm.id')
+        .orderBy('d.next_attempt_at', 'asc')
+        // no merchant can take more than the free slots
+        .limit(Math.min(share.perMerchant, share.limit))
+    const merchants = this.#db
+      .withRecursive('pm(id)', (db) =>
+        db
+          .selectFrom('deliveries')
+          .select((eb) => eb.fn.min<string | null>('merchant_id').as('id'))
+          .where('status', '=', 'pending')
+          .unionAll((db) =>
+            db
+              .selectFrom('pm')
+              .select((eb) =>
+                eb
+                  .selectFrom('deliveries as n')
+                  .select((n) => n.fn.min('n.merchant_id').as('next'))
+                  .where('n.status', '=', 'pending')
+                  .whereRef('n.merchant_id', '>', 'pm.id')
+                  .as('id'),
+              )
+              .where('pm.id', 'is not', null),
+          ),
+      )
+      .selectFrom('pm')
+      .$if(full.length > 0, (q) => q.where('pm.id', 'not in', full))
+    const candidates =
+      this.#dialect === 'postgres'
+        ? merchants.innerJoinLateral((eb) => merchantDue(eb).select(CANDIDATE_COLUMNS.map((c) => `d.${c}` as const)).forUpdate().skipLocked().as('c'), (join) => join.onTrue())
+        : // SQLite has no LATERAL; the correlated IN is the same seek per merchant (one writer: nothing to lock)
+          merchants.innerJoin('deliveries as c', (join) => join.on((eb) => eb('c.id', 'in', merchantDue(eb).select('d.id'))))
+    const rows = await this.#guard(
+      candidates
+        .select(CANDIDATE_COLUMNS.map((c) => `c.${c}` as const))
+        .orderBy('c.next_attempt_at', 'asc')
+        .orderBy('c.id', 'asc')
+        .limit(fairShareCandidates(share))
+        .execute(),
+    )
+    return rows.map(candidate)
+  }
+
+  async claimDue(now: Date, leaseUntil: Date, share: ClaimShare): Promise<ClaimedDelivery[]> {
+    if (share.limit <= 0) return []
     const nowMs = now.getTime()
-    let query = this.#db
+    // The oldest due deliveries, whoever's, as many as there are free slots: the scan of deliveries_due_idx stops
+    // there, however long the backlog.
+    let oldest = this.#db
       .selectFrom('deliveries as d')
-      .select(['d.id', 'd.event_id', 'd.invoice_id', 'd.merchant_id', 'd.url', 'd.type', 'd.attempt_count', 'd.payload'])
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', nowMs)
-      // a lease that ran out belongs to a dispatcher that died mid-attempt: the delivery is due again
-      .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', nowMs)]))
-      .where(noEarlierPending)
-      // index order of deliveries_due_idx, so the scan stops after `limit` rows however long the backlog
+      .select(CANDIDATE_COLUMNS.map((c) => `d.${c}` as const))
+      .where(dueAt(nowMs))
       .orderBy('d.next_attempt_at', 'asc')
-      .limit(limit)
-    // PostgreSQL: concurrent instances skip each other's claimed rows instead of waiting or double-sending.
-    if (this.#dialect === 'postgres') query = query.forUpdate('d').skipLocked()
-    const rows = await this.#guard(query.execute())
+      .limit(share.limit)
+    // PostgreSQL: concurrent instances skip each other's claimed rows instead of waiting or double-sending
+    if (this.#dialect === 'postgres') oldest = oldest.forUpdate('d').skipLocked()
+    const due = (await this.#guard(oldest.execute())).map(candidate)
+    let rows = takeFairShare(due, share)
+    // They fill the free slots within the shares, or they are all that is due: the claim is what it would be
+    // over every due delivery. Otherwise merchants at their share filled them, and a merchant under its share may
+    // have deliveries due behind them: seek those, each merchant apart.
+    if (rows.length < share.limit && due.length === share.limit) rows = takeFairShare(await this.#dueByMerchant(nowMs, share), share)
+    // beyond the shares: the oldest due of answering merchants, above the reserve (of the oldest `limit`: enough)
+    rows = [...rows, ...takeBeyondShare(due, share, rows)]
     if (rows.length === 0) return []
-    const until = leaseUntil.getTime()
-    await this.#guard(
+    const claimed = await this.#guard(
       this.#db
         .updateTable('deliveries')
-        .set({ lease_until: until })
+        .set({ lease_until: leaseUntil.getTime() })
         .where(
           'id',
           'in',
           rows.map((r) => r.id),
         )
+        .returning(['id', 'event_id', 'invoice_id', 'merchant_id', 'url', 'type', 'attempt_count', 'payload'])
         .execute(),
     )
-    return rows.map((r) => ({
-      id: r.id as DeliveryId,
-      eventId: r.event_id as EventId,
-      invoiceId: r.invoice_id as InvoiceId,
-      merchantId: r.merchant_id as MerchantId,
-      url: r.url,
-      type: r.type as WebhookEventType,
-      attemptCount: r.attempt_count,
-      leaseUntil,
-      payload: r.payload,
-    }))
+    const byId = new Map(claimed.map((r) => [r.id, r]))
+    // in the order chosen: oldest due first within the shares, then beyond them
+    return rows.flatMap(({ id }) => {
+      const r = byId.get(id)
+      // never missing: the rows are this transaction's (SQLite's one writer; PostgreSQL's row locks)
+      if (r === undefined) return []
+      return {
+        id: r.id as DeliveryId,
+        eventId: r.event_id as EventId,
+        invoiceId: r.invoice_id as InvoiceId,
+        merchantId: r.merchant_id as MerchantId,
+        url: r.url,
+        type: r.type as WebhookEventType,
+        attemptCount: r.attempt_count,
+        leaseUntil,
+        payload: r.payload,
+      }
+    })
   }
 
   async addAttempt(deliveryId: DeliveryId, a: DeliveryAttempt): Promise<void> {
