@@ -10,6 +10,8 @@ import { AppError } from '../../domain/errors.js'
  * - bytes that are not UTF-8 are `invalid_json` (JSON is UTF-8, RFC 8259 §8.1), not text with U+FFFD put in;
  * - a key named `__proto__` (or `constructor` holding `prototype`) is a field the API does not know: 400
  *   `validation_failed` naming it, as for any unknown field. It is still never let through (prototype poisoning);
+ * - a key given twice in one object is `invalid_json`: JSON.parse would keep the last one silently, and a proxy or
+ *   a signature check in front of us may have read the first (which one the client meant is not guessed);
  * - the JSON numbers of the fields named in `exactNumbers` keep the text the client wrote (`numberText`): a double
  *   cannot say whether the client sent 100.5, 100.500 or 100.50000000000000001, and money is checked on that text.
  */
@@ -27,6 +29,8 @@ export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNum
     } catch {
       return done(refusal(text), undefined)
     }
+    const twice = duplicateKey(text)
+    if (twice !== undefined) return done(new AppError('invalid_json', `the key ${JSON.stringify(twice.slice(0, 64))} is given twice in one object`), undefined)
     if (exact.length > 0 && isObject(body) && exact.some((field) => typeof body[field] === 'number')) {
       try {
         const source = parseKeepingNumbers(text, undefined, (digits) => digits) as Record<string, unknown>
@@ -34,7 +38,7 @@ export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNum
         for (const field of exact) if (typeof source[field] === 'string' && typeof body[field] === 'number') texts.set(field, source[field])
         numberTexts.set(body, texts)
       } catch (err) {
-        // valid JSON that lossless-json refuses: a key given twice (JSON.parse would keep the last one silently)
+        // valid JSON without a key given twice: lossless-json refuses nothing else, but should it, say so
         return done(new AppError('invalid_json', `the body is not JSON this API accepts: ${(err as Error).message}`), undefined)
       }
     }
@@ -82,6 +86,54 @@ function poisonedKey(root: unknown): string | undefined {
   }
   return undefined
 }
+
+/**
+ * The first key given twice in one object of `text`, which is valid JSON; undefined when there is none. One pass
+ * over the characters (a create's body: about a microsecond), with the keys of each open object in a set.
+ */
+export function duplicateKey(text: string): string | undefined {
+  const open: (Set<string> | undefined)[] = [] // one entry per open object (its keys) or array (undefined)
+  let keyNext = false
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      let end = i + 1
+      let escaped = false
+      for (; text.charCodeAt(end) !== QUOTE; end += 1) {
+        if (text.charCodeAt(end) === BACKSLASH) {
+          escaped = true
+          end += 1
+        }
+      }
+      if (keyNext) {
+        const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : text.slice(i + 1, end)
+        const keys = open.at(-1)!
+        if (keys.has(key)) return key
+        keys.add(key)
+        keyNext = false
+      }
+      i = end
+    } else if (c === OPEN_BRACE) {
+      open.push(new Set())
+      keyNext = true
+    } else if (c === OPEN_BRACKET) {
+      open.push(undefined)
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      open.pop()
+    } else if (c === COMMA) {
+      keyNext = open.at(-1) !== undefined
+    }
+  }
+  return undefined
+}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const COMMA = 0x2c
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
