@@ -58,6 +58,24 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       }
     })
 
+    it('when a newer version migrated the schema (a migration this one does not know), then migrate still succeeds beside it', async () => {
+      const fresh = await createTestSchema()
+      try {
+        const newer = await open({ url: fresh.url, poolSize: 2 })
+        await newer.migrate()
+        const raw = new pg.Client({ connectionString: fresh.url })
+        await raw.connect()
+        await raw.query('insert into kysely_migration (name, timestamp) values ($1, $2)', ['999-from-a-newer-version', new Date().toISOString()])
+        await raw.end()
+        const older = await open({ url: fresh.url, poolSize: 2 })
+        await older.migrate()
+        const m = await givenMerchant(older)
+        expect(await newer.merchants.findById(m.id)).toEqual(m)
+      } finally {
+        await fresh.drop()
+      }
+    })
+
     it('when other schemas come and go during migrate, then migrate looks only at its own schema and is not disturbed', async () => {
       const store = await open()
       await store.migrate()

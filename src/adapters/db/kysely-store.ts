@@ -8,7 +8,7 @@ import type { Store, Tx } from '../../ports/store.js'
 import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './account-repos.js'
 import { KyselyDeliveryRepo } from './delivery-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './invoice-repo.js'
-import { migrationProvider } from './migrations/index.js'
+import { appliedMigrations, migrationProvider } from './migrations/index.js'
 import { QueryCache, type DirectRead, type FastPaths, type PreparedQuery } from './query-cache.js'
 import type { Database, SqlDialect } from './schema.js'
 import { createGuard, translateUnavailable, type Guard } from './unavailable.js'
@@ -69,12 +69,17 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
 
     async migrate() {
       const schema = opts.migrationTableSchema && (await guard(opts.migrationTableSchema(db)))
-      const migrator = new Migrator({
-        db,
-        provider: migrationProvider(opts.dialect),
-        ...(schema === undefined ? {} : { migrationTableSchema: schema }),
-      })
-      const { error } = await guard(migrator.migrateToLatest())
+      const migrate = async () => {
+        const migrator = new Migrator({
+          db,
+          provider: migrationProvider(opts.dialect, await guard(appliedMigrations(db, schema))),
+          ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+        })
+        return guard(migrator.migrateToLatest())
+      }
+      let { error } = await migrate()
+      // A newer instance may have migrated between the read of what is applied and the migration lock: once more.
+      if (error !== undefined) ({ error } = await migrate())
       if (error !== undefined) throw translateUnavailable(error, opts.isUnavailable)
     },
 
