@@ -115,7 +115,8 @@ export function takeFairShare<T extends { readonly merchantId: MerchantId }>(due
 
 /**
  * How many of the oldest candidates (each merchant's first `perMerchant` due) are enough for `takeFairShare` to
- * find its `limit`: those it passes over belong to merchants with deliveries in flight, at most one for each.
+ * find its `limit`: it passes over only deliveries of merchants with some in flight, for each at most as many as
+ * it has in flight (up to its share).
  */
 export function fairShareCandidates(share: ClaimShare): number {
   let inFlight = 0

@@ -123,8 +123,9 @@ export interface DeliveryRepo extends DeliveryReader {
    */
   insert(delivery: Delivery, payload: string): Promise<void>
   /**
-   * Claims due deliveries until `leaseUntil`, oldest due first, within `share` (`takeFairShare`: at most
-   * `share.limit`, no merchant past `share.perMerchant` in flight), and returns them with their payload. Due:
+   * Claims due deliveries until `leaseUntil`, oldest due first, within `share` (at most `share.limit`; each
+   * merchant up to `share.perMerchant` in flight by `takeFairShare`, answering ones beyond it by
+   * `takeBeyondShare`), and returns them with their payload. Due:
    * pending, next_attempt_at <= now, not leased by a live claim, and no earlier delivery (by created_at, id) of
    * the same invoice still pending — the per-invoice order of API.md B6. Each merchant's due deliveries are
    * sought apart, so however long one merchant's backlog, the others' are found. Call in a transaction of its

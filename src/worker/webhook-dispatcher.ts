@@ -26,7 +26,10 @@ export interface WebhookDispatcherOptions {
   now(): Date
   /** Deliveries in flight at once (each of a different invoice: only the oldest pending one of an invoice is due). */
   readonly concurrency: number
-  /** Deliveries of one merchant in flight at once: its share of `concurrency`, so one merchant cannot hold them all. */
+  /**
+   * Deliveries of one merchant in flight at once that it always may have: its share of `concurrency`, so one
+   * merchant cannot hold them all. Beyond it only while its endpoint answers (`takeBeyondShare`).
+   */
   readonly merchantConcurrency: number
   /** Fallback poll: other instances' events, lost rings, expired leases. This process's own retries set timers. */
   readonly pollMs: number

@@ -10,9 +10,9 @@ import { merchantDueIndexMigration } from './003-merchant-due-index.js'
 
 /**
  * This version's migrations, and `applied` ones it does not know as done: a newer version applied them. Migrations
- * only ever add (tables, columns, indexes), so an instance of the previous version still runs on the database a
- * newer one migrated — during a rolling upgrade, or after rolling back. Kysely would refuse to start it
- * ("previously executed migration … is missing").
+ * only ever add (tables, columns, indexes), so an instance of an older version (from the one that added 003 on)
+ * still runs on the database a newer one migrated — during a rolling upgrade, or after rolling back. Kysely alone
+ * would refuse to start it ("previously executed migration … is missing").
  */
 export function migrationProvider(dialect: SqlDialect, applied: readonly string[] = []): MigrationProvider {
   const migrations: Record<string, Migration> = {
