@@ -218,6 +218,24 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       expect(new Set(all)).toEqual(new Set(ids(written)))
     })
 
+    it('when dispatchers claim concurrently while a merchant is at its share, then no delivery is claimed twice and every claim keeps the shares', async () => {
+      const store = ctx.store()
+      const [hog, a, b] = [await givenMerchant(store), await givenMerchant(store), await givenMerchant(store)]
+      for (let i = 0; i < 30; i++) await givenDelivery(store, await givenInvoice(store, hog.id), { nextAttemptAt: at(i * 1000) })
+      const others: Delivery[] = []
+      for (const m of [a, b]) for (let i = 0; i < 10; i++) others.push(await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(MINUTE + i) }))
+      // the hog's backlog comes first and it has its 2 in flight on every dispatcher: each claim seeks the others
+      const claims = await Promise.all(Array.from({ length: 6 }, () => claim(store, at(2 * MINUTE), 6, 2, new Map([[hog.id, 2]]))))
+      for (const c of claims) {
+        expect(c.filter((d) => d.merchantId === hog.id)).toEqual([])
+        expect(c.filter((d) => d.merchantId === a.id).length).toBeLessThanOrEqual(2)
+        expect(c.filter((d) => d.merchantId === b.id).length).toBeLessThanOrEqual(2)
+      }
+      const all = claims.flatMap(ids)
+      expect(all).toHaveLength(20)
+      expect(new Set(all)).toEqual(new Set(ids(others)))
+    })
+
     it('when the log is listed, then it is the merchant`s, newest first, paged by (created_at, id) and filtered by invoice and status', async () => {
       const store = ctx.store()
       const m = await givenMerchant(store)
