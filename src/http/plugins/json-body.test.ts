@@ -24,6 +24,11 @@ describe('a key given twice in one JSON object', () => {
     expect(duplicateKey('{"a\\"b":1,"a\\"b":2}')).toBe('a"b')
   })
 
+  it('when the text ends inside a string (not JSON: the parser refused it before), then the pass still ends', () => {
+    expect(duplicateKey('{"a":1,"a')).toBeUndefined()
+    expect(duplicateKey('{"a":"\\')).toBeUndefined()
+  })
+
   it('when objects nest thousands deep, then the pass does not recurse', () => {
     expect(duplicateKey(`${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`)).toBeUndefined()
   })

@@ -38,7 +38,7 @@ export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNum
         for (const field of exact) if (typeof source[field] === 'string' && typeof body[field] === 'number') texts.set(field, source[field])
         numberTexts.set(body, texts)
       } catch (err) {
-        // valid JSON without a key given twice: lossless-json refuses nothing else, but should it, say so
+        // lossless-json refuses keys given twice, answered above; should it refuse anything else, it is said here
         return done(new AppError('invalid_json', `the body is not JSON this API accepts: ${(err as Error).message}`), undefined)
       }
     }
@@ -99,12 +99,13 @@ export function duplicateKey(text: string): string | undefined {
     if (c === QUOTE) {
       let end = i + 1
       let escaped = false
-      for (; text.charCodeAt(end) !== QUOTE; end += 1) {
+      for (; end < text.length && text.charCodeAt(end) !== QUOTE; end += 1) {
         if (text.charCodeAt(end) === BACKSLASH) {
           escaped = true
           end += 1
         }
       }
+      if (end >= text.length) return undefined // not JSON: the parser refused it first
       if (keyNext) {
         const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : text.slice(i + 1, end)
         const keys = open.at(-1)!
