@@ -121,8 +121,8 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
   }
 
   /**
-   * Each merchant's first `perMerchant` due deliveries, oldest due first, but none of merchants already at their
-   * share: a skip scan finds the merchants with pending deliveries (one seek each, however many rows each has),
+   * Each merchant's first `perMerchant` due deliveries (at most the free slots), oldest due first, but none of
+   * merchants already at their share: a skip scan finds the merchants with pending deliveries (one seek each, however many rows each has),
    * then a seek per merchant in deliveries_merchant_due_idx. So however long one merchant's backlog, the others'
    * deliveries are found.
    */
