@@ -44,7 +44,7 @@ import { revokeApiKey } from './app/revoke-api-key.js'
 import { rotateWebhookSecret } from './app/rotate-webhook-secret.js'
 import { setMerchantStatus } from './app/set-merchant-status.js'
 import type { CliCommands } from './cli/run-cli.js'
-import { runCli, USAGE } from './cli/run-cli.js'
+import { runCli } from './cli/run-cli.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { currencyExponent } from './domain/currencies.js'
 import { asMinor, formatAmount } from './domain/money.js'
@@ -326,20 +326,15 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     }
     throw err
   }
-  const io = { out: (s: string) => process.stdout.write(s), err: (s: string) => process.stderr.write(s) }
-  const [command = 'serve', ...rest] = argv
-  if (command === 'serve') {
-    if (rest.length > 0) {
-      io.err(`invoice-service: serve takes no arguments (its configuration comes from the environment), got "${rest[0] ?? ''}"\n\n${USAGE}`)
-      return 64 // EX_USAGE
-    }
+  // `serve` alone (or nothing) starts the server; `serve` with anything more is the CLI's usage error
+  if (argv.length === 0 || (argv.length === 1 && argv[0] === 'serve')) {
     await serve(config)
     return -1 // keep running
   }
   let opened: Promise<Runtime> | undefined
   const open = (): Promise<Runtime> => (opened ??= createRuntime(config, { logger: pino({ level: 'silent' }) }))
   try {
-    return await runCli(argv, cliCommands(open), io)
+    return await runCli(argv, cliCommands(open), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) })
   } finally {
     // a runtime that failed to open has nothing to close (its error is the one runCli reported or threw)
     if (opened !== undefined) await opened.then((rt) => rt.store.close(), () => undefined)

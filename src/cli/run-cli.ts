@@ -63,7 +63,12 @@ export async function runCli(argv: readonly string[], commands: CliCommands, io:
   }
 }
 
+/** `serve` runs only bare (main starts it); with options or arguments, before or after it, this says why. */
+const SERVE_TAKES_NOTHING = 'serve takes no options or arguments (its configuration comes from the environment): run "invoice-service serve"'
+
 async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Promise<void> {
+  // before parsing: `serve --port 9999` would otherwise be refused as an unknown option, which hides the reason
+  if (argv[0] === 'serve') throw new UsageError(SERVE_TAKES_NOTHING)
   const parsed = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -93,8 +98,8 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
     io.out(USAGE)
     return
   }
-  // `serve` itself never gets here (main runs it); with an option before it, say so rather than "unknown command"
-  if (group === 'serve') throw new UsageError('serve takes no options or arguments: run "invoice-service serve"')
+  // an option before it (`--json serve`): the same reason rather than "unknown command"
+  if (group === 'serve') throw new UsageError(SERVE_TAKES_NOTHING)
   const cmd = action === undefined ? group : `${group} ${action}`
   switch (cmd) {
     case 'migrate': {
