@@ -205,26 +205,17 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
           'in',
           rows.map((r) => r.id),
         )
-        .returning(['id', 'event_id', 'invoice_id', 'merchant_id', 'url', 'type', 'attempt_count', 'payload'])
+        .returning([...DELIVERY_COLUMNS, 'payload'])
         .execute(),
     )
     const byId = new Map(claimed.map((r) => [r.id, r]))
     // in the order chosen: oldest due first within the shares, then beyond them
-    return rows.flatMap(({ id }) => {
-      const r = byId.get(id)
+    return rows.flatMap((chosen) => {
+      const r = byId.get(chosen.id)
       // never missing: the rows are this transaction's (SQLite's one writer; PostgreSQL's row locks)
       if (r === undefined) return []
-      return {
-        id: r.id as DeliveryId,
-        eventId: r.event_id as EventId,
-        invoiceId: r.invoice_id as InvoiceId,
-        merchantId: r.merchant_id as MerchantId,
-        url: r.url,
-        type: r.type as WebhookEventType,
-        attemptCount: r.attempt_count,
-        leaseUntil,
-        payload: r.payload,
-      }
+      const { id, eventId, invoiceId, merchantId, url, type, attemptCount } = rowToDelivery(r)
+      return { id, eventId, invoiceId, merchantId, url, type, attemptCount, leaseUntil, payload: r.payload }
     })
   }
 
