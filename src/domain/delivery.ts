@@ -73,20 +73,34 @@ export function webhookPayload(type: WebhookEventType, at: Date, data: InvoiceVi
 /**
  * How much a dispatcher's claim may take: its free slots, shared fairly between merchants. Without a share, one
  * merchant whose endpoint never answers fills every slot with attempts that each wait out WEBHOOK_TIMEOUT, and
- * every other merchant's webhooks wait behind them. With it, each merchant may always have `perMerchant` in
- * flight (WEBHOOK_MERCHANT_CONCURRENCY). Beyond that, a merchant whose endpoint answers (its last attempt here
- * succeeded) uses free slots while `perMerchant` of them stay free for the next merchant (`takeBeyondShare`), so a
- * merchant alone still uses most of the slots, and one whose endpoint stopped answering soon holds only its share.
+ * every other merchant's webhooks wait behind them. With it, a merchant whose endpoint answers (its last attempt
+ * here succeeded) may always have `perMerchant` in flight (WEBHOOK_MERCHANT_CONCURRENCY); one that has not
+ * answered here yet, or whose last attempt failed, `perUnproven` (a quarter of it: `unprovenShare`), so it takes
+ * many merchants whose endpoints hang to fill the slots. Beyond its share, an answering merchant uses free slots
+ * while `perMerchant` of them stay free for the next merchant (`takeBeyondShare`), so a merchant alone still uses
+ * most of the slots, and one whose endpoint stopped answering soon holds only the unproven share.
  */
 export interface ClaimShare {
   /** The free slots: the most deliveries to claim. */
   readonly limit: number
-  /** Deliveries of one merchant in flight at once that it always may have; also the slots kept free beyond it. */
+  /** Deliveries in flight at once that an answering merchant always may have; also the slots kept free beyond it. */
   readonly perMerchant: number
+  /** The same for a merchant not answering: none of its attempts here yet, or the last one failed (1 … perMerchant). */
+  readonly perUnproven: number
   /** This dispatcher's deliveries in flight now, by merchant. */
   readonly inFlight: ReadonlyMap<MerchantId, number>
-  /** The merchants that may use slots beyond their share: those whose last attempt on this dispatcher succeeded. */
+  /** The answering merchants: those whose last attempt on this dispatcher succeeded. */
   readonly answering: ReadonlySet<MerchantId>
+}
+
+/** The share of a merchant whose endpoint has not answered here yet, or whose last attempt failed: a quarter. */
+export function unprovenShare(perMerchant: number): number {
+  return Math.ceil(perMerchant / 4)
+}
+
+/** How many deliveries the merchant may always have in flight: its share. */
+export function shareOf(share: ClaimShare, merchantId: MerchantId): number {
+  return share.answering.has(merchantId) ? share.perMerchant : Math.min(share.perUnproven, share.perMerchant)
 }
 
 /** Deliveries in flight by merchant once `taken` are, too. */
@@ -106,7 +120,7 @@ export function takeFairShare<T extends { readonly merchantId: MerchantId }>(due
   for (const d of due) {
     if (taken.length >= share.limit) break
     const n = held.get(d.merchantId) ?? 0
-    if (n >= share.perMerchant) continue
+    if (n >= shareOf(share, d.merchantId)) continue
     held.set(d.merchantId, n + 1)
     taken.push(d)
   }
@@ -114,14 +128,19 @@ export function takeFairShare<T extends { readonly merchantId: MerchantId }>(due
 }
 
 /**
- * How many of the oldest candidates (each merchant's first `perMerchant` due) are enough for `takeFairShare` to
- * find its `limit`: it passes over only deliveries of merchants with some in flight, for each at most as many as
- * it has in flight (up to its share).
+ * How many of the oldest candidates (each merchant's first `min(perMerchant, limit)` due, but none of merchants
+ * at their share) are enough for `takeFairShare` to find its `limit`. It passes over a merchant's candidates only
+ * once the merchant reaches its share: of one with some in flight, at most the candidates beyond what its share
+ * leaves it; of one with none in flight, only an unproven one's beyond its `perUnproven`, and while fewer than
+ * `limit` are taken, at most `floor((limit - 1) / perUnproven)` merchants have taken that many.
  */
 export function fairShareCandidates(share: ClaimShare): number {
-  let inFlight = 0
-  for (const n of share.inFlight.values()) inFlight += Math.min(n, share.perMerchant)
-  return share.limit + inFlight
+  const seek = Math.min(share.perMerchant, share.limit)
+  let passed = 0
+  for (const [m, n] of share.inFlight) passed += Math.max(0, seek - Math.max(0, shareOf(share, m) - n))
+  const unproven = Math.min(share.perUnproven, share.perMerchant)
+  if (unproven < seek) passed += Math.floor((share.limit - 1) / unproven) * (seek - unproven)
+  return share.limit + passed
 }
 
 /**
@@ -133,7 +152,7 @@ export function fairShareCandidates(share: ClaimShare): number {
 export function takeBeyondShare<T extends { readonly id: string; readonly merchantId: MerchantId }>(due: readonly T[], share: ClaimShare, taken: readonly T[]): T[] {
   const held = heldWith(share, taken)
   let atShare = false
-  for (const n of held.values()) if (n >= share.perMerchant) atShare = true
+  for (const [m, n] of held) if (n >= shareOf(share, m)) atShare = true
   const room = atShare ? share.limit - taken.length - share.perMerchant : 0
   if (room <= 0) return []
   const ids = new Set(taken.map((d) => d.id))

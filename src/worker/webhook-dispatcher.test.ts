@@ -74,18 +74,18 @@ describe('the webhook dispatcher loop', () => {
     await h.d.stop(1000)
   })
 
-  it('when deliveries are in flight, then each claim carries the free slots, the merchant share, what each merchant has in flight and who answers', async () => {
+  it('when deliveries are in flight, then each claim carries the free slots, the merchant share and the unproven share (a quarter), what each merchant has in flight and who answers', async () => {
     const h = harness(3, 8)
     await tick()
-    expect(h.cycles[0]!.share).toEqual({ limit: 8, perMerchant: 8, inFlight: new Map(), answering: new Set() })
+    expect(h.cycles[0]!.share).toEqual({ limit: 8, perMerchant: 8, perUnproven: 2, inFlight: new Map(), answering: new Set() })
     h.finish('d0')
     await tick()
     // d0 succeeded: its merchant answers
-    expect(h.cycles.at(-1)!.share).toEqual({ limit: 6, perMerchant: 8, inFlight: new Map([['m', 2]]), answering: new Set(['m']) })
+    expect(h.cycles.at(-1)!.share).toEqual({ limit: 6, perMerchant: 8, perUnproven: 2, inFlight: new Map([['m', 2]]), answering: new Set(['m']) })
     h.finish('d1', false)
     await tick()
     // d1 timed out: it no longer does
-    expect(h.cycles.at(-1)!.share).toEqual({ limit: 7, perMerchant: 8, inFlight: new Map([['m', 1]]), answering: new Set() })
+    expect(h.cycles.at(-1)!.share).toEqual({ limit: 7, perMerchant: 8, perUnproven: 2, inFlight: new Map([['m', 1]]), answering: new Set() })
     for (const id of [...h.pending.keys()]) h.finish(id)
     await h.d.stop(1000)
   })

@@ -1,5 +1,5 @@
 import type { CycleInput, FinishedAttempt, RecordedAttempt, SendOutcome } from '../app/dispatch-webhooks.js'
-import type { ClaimedDelivery } from '../domain/delivery.js'
+import { unprovenShare, type ClaimedDelivery } from '../domain/delivery.js'
 import type { MerchantId } from '../domain/ids.js'
 
 /** A timer may fire a millisecond early (libuv rounds): a little late beats a claim that finds nothing due. */
@@ -27,8 +27,9 @@ export interface WebhookDispatcherOptions {
   /** Deliveries in flight at once (each of a different invoice: only the oldest pending one of an invoice is due). */
   readonly concurrency: number
   /**
-   * Deliveries of one merchant in flight at once that it always may have: its share of `concurrency`, so one
-   * merchant cannot hold them all. Beyond it only while its endpoint answers (`takeBeyondShare`).
+   * Deliveries of one merchant in flight at once that it always may have while its endpoint answers: its share of
+   * `concurrency`, so one merchant cannot hold them all; beyond it only then (`takeBeyondShare`). Until its
+   * endpoint answers here, and after an attempt fails, a quarter of it (`unprovenShare`).
    */
   readonly merchantConcurrency: number
   /** Fallback poll: other instances' events, lost rings, expired leases. This process's own retries set timers. */
@@ -59,8 +60,12 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
   let cycling: Promise<void> | undefined
   let again = false
   let stopped = false
-  /** Merchants whose last attempt here succeeded: they may use free slots beyond their share (`takeBeyondShare`). */
+  /**
+   * Merchants whose last attempt here succeeded: they have the whole share, and may use free slots beyond it
+   * (`takeBeyondShare`); the others have the unproven share.
+   */
   const answering = new Set<MerchantId>()
+  const perUnproven = unprovenShare(opts.merchantConcurrency)
   /** Timers for retries coming due, by the end of their time slot (`wakeSlot`). */
   const wakeTimers = new Map<number, NodeJS.Timeout>()
 
@@ -81,7 +86,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     if (finished.length === 0 && released.length === 0 && limit <= 0) return
     const byMerchant = new Map<MerchantId, number>()
     for (const { merchantId } of inFlight.values()) byMerchant.set(merchantId, (byMerchant.get(merchantId) ?? 0) + 1)
-    const input = { finished, released, share: { limit: Math.max(0, limit), perMerchant: opts.merchantConcurrency, inFlight: byMerchant, answering: new Set(answering) } }
+    const input = { finished, released, share: { limit: Math.max(0, limit), perMerchant: opts.merchantConcurrency, perUnproven, inFlight: byMerchant, answering: new Set(answering) } }
     finished = []
     released = []
     let out: Awaited<ReturnType<WebhookDispatcherOptions['cycle']>>

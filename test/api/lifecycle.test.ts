@@ -135,7 +135,7 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     t.clock.advance(1)
     expect((await merchantAction(id, 'capture')).statusCode).toBe(200)
     const far = new Date(t.clock.now().getTime() + 3_600_000)
-    const claim = () => t.rt.store.transaction((tx) => tx.deliveries.claimDue(far, new Date(far.getTime() + 60_000), { limit: 10, perMerchant: 10, inFlight: new Map(), answering: new Set() }))
+    const claim = () => t.rt.store.transaction((tx) => tx.deliveries.claimDue(far, new Date(far.getTime() + 60_000), { limit: 10, perMerchant: 10, perUnproven: 10, inFlight: new Map(), answering: new Set() }))
     const first = await claim()
     // paid waits until hold has succeeded or been given up
     expect(first.map((d) => d.type)).toEqual(['invoice.hold'])

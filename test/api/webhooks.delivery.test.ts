@@ -252,12 +252,15 @@ describe('webhook delivery (API.md B6)', () => {
   describe('each merchant`s share of the delivery slots', () => {
     const SHARE_ENV = { WEBHOOK_CONCURRENCY: '8', WEBHOOK_MERCHANT_CONCURRENCY: '2', WEBHOOK_TIMEOUT: '3' }
 
-    it('when one merchant`s endpoint never answers, then its webhooks hold only its share of the slots and another merchant`s go out at once', async () => {
+    it('when merchants` endpoints never answer, then each one`s webhooks hold only a quarter of its share of the slots and another merchant`s go out at once', async () => {
       const c = await setup(SHARE_ENV)
       c.rx.respond = () => 'hang'
-      const hogIds = await Promise.all(Array.from({ length: 12 }, () => create(c)))
-      await Promise.all(hogIds.map((id) => simulate(c, id, 'paid')))
-      await c.rx.waitFor(2)
+      // four merchants with 3 webhooks each to endpoints that hang: at their whole share (2) they would hold all 8 slots
+      const hogs: Ctx[] = [c, ...(await Promise.all([1, 2, 3].map(async (i) => ({ t: c.t, m: await c.t.merchant(`Hanging Shop ${i}`), rx: c.rx }))))]
+      c.rx.secrets = hogs.map((h) => h.m.webhookSecret)
+      const hogIds = await Promise.all(hogs.flatMap((h) => [1, 2, 3].map(async () => ({ h, id: await create(h) }))))
+      await Promise.all(hogIds.map(({ h, id }) => simulate(h, id, 'paid')))
+      await c.rx.waitFor(4)
       const rx = await startReceiver()
       try {
         const other: Ctx = { t: c.t, m: await c.t.merchant('Other Shop'), rx }
@@ -265,19 +268,20 @@ describe('webhook delivery (API.md B6)', () => {
         const id = await create(other)
         const paidAt = Date.now()
         await simulate(other, id, 'paid')
-        // with every slot held by the hanging endpoint, it would wait for WEBHOOK_TIMEOUT (3 s)
+        // with every slot held by the hanging endpoints, it would wait for WEBHOOK_TIMEOUT (3 s)
         const [hook] = await rx.waitFor(1, { timeoutMs: 1500 })
         expect(hook!.json.type).toBe('invoice.paid')
         expect(Date.now() - paidAt).toBeLessThan(1500)
         expect(hook!.verifiedWith).toEqual([other.m.webhookSecret])
-        expect(c.rx.maxConcurrent).toBe(2)
-        expect(c.rx.received).toHaveLength(2)
+        // one each: none of them has answered here
+        expect(c.rx.maxConcurrent).toBe(4)
+        expect(c.rx.received).toHaveLength(4)
       } finally {
         await rx.close()
       }
     })
 
-    it('when a merchant alone has many webhooks and its endpoint answers, then it uses the slots beyond its share but one share', async () => {
+    it('when a merchant alone has many webhooks and its endpoint answers, then it uses the slots beyond its share but one share once it has answered', async () => {
       const c = await setup(SHARE_ENV)
       c.rx.respond = async () => {
         await sleep(300)
@@ -286,7 +290,7 @@ describe('webhook delivery (API.md B6)', () => {
       const ids = await Promise.all(Array.from({ length: 16 }, () => create(c)))
       await Promise.all(ids.map((id) => simulate(c, id, 'paid')))
       await c.rx.waitFor(16, { timeoutMs: 5000 })
-      // its share (2) until an attempt succeeds, then 8 slots but a reserve of 2
+      // a quarter of its share (1) until an attempt succeeds, then 8 slots but a reserve of its share (2)
       expect(c.rx.maxConcurrent).toBe(6)
     })
   })

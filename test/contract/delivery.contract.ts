@@ -41,8 +41,8 @@ async function givenDelivery(store: Store, inv: Invoice, over: Partial<Delivery>
   return d
 }
 
-const claim = (store: Store, now: Date, limit = 100, perMerchant = limit, inFlight: ReadonlyMap<MerchantId, number> = new Map(), answering: readonly MerchantId[] = []) =>
-  store.transaction((tx) => tx.deliveries.claimDue(now, new Date(now.getTime() + LEASE), { limit, perMerchant, inFlight, answering: new Set(answering) }))
+const claim = (store: Store, now: Date, limit = 100, perMerchant = limit, inFlight: ReadonlyMap<MerchantId, number> = new Map(), answering: readonly MerchantId[] = [], perUnproven = perMerchant) =>
+  store.transaction((tx) => tx.deliveries.claimDue(now, new Date(now.getTime() + LEASE), { limit, perMerchant, perUnproven, inFlight, answering: new Set(answering) }))
 const settle = (store: Store, c: ClaimedDelivery, status: 'pending' | 'succeeded' | 'failed', nextAttemptAt: Date | null = null) =>
   store.transaction((tx) => tx.deliveries.settle(c, { status, attemptCount: c.attemptCount + 1, nextAttemptAt, updatedAt: T0 }))
 const ids = (cs: readonly { id: string }[]) => cs.map((c) => c.id)
@@ -140,6 +140,28 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       expect(ids(await claim(store, now, 8, 2, new Map([[hog.id, 2]]), [hog.id]))).toEqual(hogIds(2, 8))
       // the free slots bound the claim whatever the share
       expect(ids(await claim(store, now, 1, 10))).toEqual(hogIds(8, 9))
+    })
+
+    it('when merchants whose endpoints have not answered have backlogs due first, then each gets its unproven share and the next merchants` deliveries are found behind them', async () => {
+      const store = ctx.store()
+      const [first, second, other] = [await givenMerchant(store), await givenMerchant(store), await givenMerchant(store)]
+      const backlog = async (m: MerchantId, from: number) => {
+        const b: Delivery[] = []
+        for (let i = 0; i < 20; i++) b.push(await givenDelivery(store, await givenInvoice(store, m), { nextAttemptAt: at(from + i * 1000) }))
+        return b
+      }
+      const [b1, b2] = [await backlog(first.id, 0), await backlog(second.id, 30_000)]
+      const o1 = await givenDelivery(store, await givenInvoice(store, other.id), { nextAttemptAt: at(MINUTE) })
+      const now = at(2 * MINUTE)
+      // 8 free slots, 4 an answering merchant, 1 one not answering: one of each backlog, then the other's
+      expect(ids(await claim(store, now, 8, 4, new Map(), [], 1))).toEqual([b1[0]!.id, b2[0]!.id, o1.id])
+      // the first holds its unproven share: the second's next
+      const o2 = await givenDelivery(store, await givenInvoice(store, other.id), { nextAttemptAt: at(MINUTE) })
+      expect(ids(await claim(store, now, 8, 4, new Map([[first.id, 1]]), [], 1))).toEqual([b2[1]!.id, o2.id])
+      // the first answers now: of 12 free slots, its whole share of 4 and the second's next, then beyond its share
+      // all but a reserve of 4
+      const hog = (n: number, m: number) => b1.slice(n, m).map((d) => d.id)
+      expect(ids(await claim(store, now, 12, 4, new Map([[first.id, 1]]), [first.id], 1))).toEqual([...hog(1, 4), b2[2]!.id, ...hog(4, 8)])
     })
 
     it('when an attempt is recorded, then settle applies it only while the claim holds, and the attempts read back oldest first', async () => {

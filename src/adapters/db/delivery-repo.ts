@@ -4,7 +4,7 @@
  * BEGIN IMMEDIATE, so its select-then-update in one transaction is already exclusive).
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
-import { fairShareCandidates, takeBeyondShare, takeFairShare, type ClaimedDelivery, type ClaimShare, type Delivery, type DeliveryAttempt, type DeliveryStatus, type DeliveryWithAttempts, type WebhookEventType } from '../../domain/delivery.js'
+import { fairShareCandidates, shareOf, takeBeyondShare, takeFairShare, type ClaimedDelivery, type ClaimShare, type Delivery, type DeliveryAttempt, type DeliveryStatus, type DeliveryWithAttempts, type WebhookEventType } from '../../domain/delivery.js'
 import type { DeliveryId, EventId, InvoiceId, MerchantId } from '../../domain/ids.js'
 import type { DeliveryListQuery, DeliveryProgress, DeliveryQueueStats, DeliveryRepo } from '../../ports/store.js'
 import type { Database, DeliveryAttemptRow, DeliveryRow, SqlDialect } from './schema.js'
@@ -121,13 +121,13 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
   }
 
   /**
-   * Each merchant's first `perMerchant` due deliveries (at most the free slots), oldest due first, but none of
-   * merchants already at their share: a skip scan finds the merchants with pending deliveries (one seek each, however many rows each has),
-   * then a seek per merchant in deliveries_merchant_due_idx. So however long one merchant's backlog, the others'
-   * deliveries are found.
+   * Each merchant's first `perMerchant` due deliveries (at most the free slots; enough for any merchant's share),
+   * oldest due first, but none of merchants already at their share (`shareOf`): a skip scan finds the merchants
+   * with pending deliveries (one seek each, however many rows each has), then a seek per merchant in
+   * deliveries_merchant_due_idx. So however long one merchant's backlog, the others' deliveries are found.
    */
   async #dueByMerchant(nowMs: number, share: ClaimShare): Promise<Candidate[]> {
-    const full = [...share.inFlight].filter(([, n]) => n >= share.perMerchant).map(([m]) => m)
+    const full = [...share.inFlight].filter(([m, n]) => n >= shareOf(share, m)).map(([m]) => m)
     const merchantDue = (eb: ExpressionBuilder<Database & { pm: { id: string | null } }, 'pm'>) =>
       eb
         .selectFrom('deliveries as d')
