@@ -63,10 +63,10 @@ export function registerMetrics(app: FastifyInstance, opts: { defaultMetrics: bo
       },
     },
     async (_request, reply) => {
-    reply.type(registry.contentType)
-    // the workers' registries (webhooks) beside this app's own; each text ends with a newline
-    const texts = await Promise.all([registry, ...(opts.extra ?? [])].map((r) => r.metrics()))
-    return texts.join('')
+      reply.type(registry.contentType)
+      // the workers' registries (webhooks) beside this app's own; each text ends with a newline
+      const texts = await Promise.all([registry, ...(opts.extra ?? [])].map((r) => r.metrics()))
+      return texts.join('')
     },
   )
   return { registry, invoicesCreated }

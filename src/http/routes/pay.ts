@@ -74,18 +74,18 @@ function assertSameOrigin(request: FastifyRequest, ownOrigin: string): void {
  * at another address of the same server (http://127.0.0.1:8080 where PUBLIC_URL says localhost, what the start-up log
  * prints) posts with that origin; its buttons failed. A page of another site cannot send our Host with its Origin.
  */
-function isOwnOrigin(origin: string | undefined, request: FastifyRequest, ownOrigin: string): boolean {
+function isOwnOrigin(origin: URL | undefined, request: FastifyRequest, ownOrigin: string): boolean {
   if (origin === undefined) return false
-  if (origin === ownOrigin) return true
+  if (origin.origin === ownOrigin) return true
   const host = request.headers.host
-  return host !== undefined && new URL(origin).host === host.toLowerCase()
+  return host !== undefined && origin.host === host.toLowerCase()
 }
 
-/** The serialized origin of an Origin header value, or undefined when it is none (garbage, an opaque origin). */
-function originOf(value: string): string | undefined {
+/** An Origin header value parsed, or undefined when it names no origin (garbage, an opaque origin). */
+function originOf(value: string): URL | undefined {
   try {
     const url = new URL(value)
-    return url.origin === 'null' ? undefined : url.origin
+    return url.origin === 'null' ? undefined : url
   } catch {
     return undefined
   }
