@@ -143,6 +143,29 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     expect((await claim()).map((d) => d.type)).toEqual(['invoice.paid'])
   })
 
+  it.each(['application/json', 'application/x-www-form-urlencoded', 'text/plain'])(
+    'when capture or cancel come with an empty body labelled %s (as many HTTP clients send every POST), then it is no body: 200',
+    async (type) => {
+      const empty = (id: string, action: 'capture' | 'cancel') =>
+        t.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/${action}`, headers: { 'x-api-key': m.apiKey, 'content-type': type, 'content-length': '0' }, payload: '' })
+      const held = await invoiceIn('hold')
+      const captured = await empty(held, 'capture')
+      expect(captured.statusCode, captured.body).toBe(200)
+      expect(captured.json().status).toBe('paid')
+      const cancelled = await empty(await invoiceIn('pending'), 'cancel')
+      expect(cancelled.statusCode, cancelled.body).toBe(200)
+      expect(cancelled.json().status).toBe('failed')
+    },
+  )
+
+  it('when capture comes with a body that is not JSON, then it is still refused and nothing changes', async () => {
+    const held = await invoiceIn('hold')
+    const post = (type: string, payload: string) => t.app.inject({ method: 'POST', url: `/api/v1/invoices/${held}/capture`, headers: { 'x-api-key': m.apiKey, 'content-type': type }, payload })
+    expect((await post('application/json', '{')).json().code).toBe('invalid_json')
+    expect((await post('text/plain', 'capture')).statusCode).toBe(415)
+    expect((await info(held)).status).toBe('hold')
+  })
+
   it('when a sandboxed payment is simulated with a bad outcome, then 400 validation_failed', async () => {
     const id = await create()
     const res = await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'refund' }) })

@@ -157,6 +157,21 @@ describe('POST /api/v1/webhooks/deliveries/{id}/retry', () => {
     expect(rx.received[1]!.headers['webhook-id']).toBe(rx.received[0]!.headers['webhook-id'])
   })
 
+  it('when a retry comes with an empty body labelled application/json (as many HTTP clients send every POST), then it is no body: 202', async () => {
+    await setup()
+    const id = await createInvoice()
+    await pay(id)
+    const [done] = await settledLog()
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/deliveries/${done!.id}/retry`,
+      headers: { 'x-api-key': m.apiKey, 'content-type': 'application/json', 'content-length': '0' },
+      payload: '',
+    })
+    expect(res.statusCode, res.body).toBe(202)
+    await rx.waitFor(2)
+  })
+
   it("when another merchant's delivery or an unknown id is retried, then 404 not_found; a malformed id is 400", async () => {
     await setup()
     const id = await createInvoice()

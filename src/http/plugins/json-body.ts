@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify'
 import { parse as parseKeepingNumbers } from 'lossless-json'
 import { parse as parseJson } from 'secure-json-parse'
 import { AppError } from '../../domain/errors.js'
@@ -17,6 +17,14 @@ import { AppError } from '../../domain/errors.js'
  */
 export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNumbers: readonly string[] }): void {
   const exact = opts.exactNumbers
+  // A route that takes no body (capture, cancel, retry) answers an empty one as no body, whatever type it is
+  // labelled with: many HTTP clients send `Content-Type: application/json` (or a form type) on every POST, and
+  // "the body is empty" (400) or 415 would refuse a request that asked for nothing wrong. A body that is not
+  // empty is parsed as on any route.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.body !== undefined || [route.method].flat().every((m) => BODYLESS_METHODS.has(m))) return
+    route.preParsing = [...[route.preParsing ?? []].flat(), emptyBodyIsNoBody]
+  })
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, raw: Buffer, done) => {
     if (raw.length === 0) return done(new AppError('invalid_json', 'the body is empty; send a JSON object'), undefined)
@@ -44,6 +52,15 @@ export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNum
     }
     done(null, body)
   })
+}
+
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
+
+/** preParsing: an empty body (`Content-Length: 0`) carries no content type, so Fastify parses nothing. */
+function emptyBodyIsNoBody(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (err: null, payload: RequestPayload) => void): void {
+  const h = request.headers
+  if (h['content-length'] === '0' && h['transfer-encoding'] === undefined) delete h['content-type']
+  done(null, payload)
 }
 
 const numberTexts = new WeakMap<object, ReadonlyMap<string, string>>()
