@@ -52,6 +52,15 @@ describe('GET /api/v1/invoices and /api/v1/invoices/{id}', () => {
     expect(data.map((i: { order_id: string }) => i.order_id)).toEqual(['L-3', 'L-2'])
   })
 
+  it('when every parameter of the template is given empty (?status=&created_from=&created_to=&limit=&cursor=), then each is taken as not given', async () => {
+    const res = await list('?status=&created_from=&created_to=&limit=&cursor=')
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().data.map((i: { id: string }) => i.id)).toEqual([...ids].reverse())
+    // a value that is there still counts, and is still checked
+    expect((await list('?status=expired&limit=')).json().data.map((i: { id: string }) => i.id)).toEqual([ids[0]])
+    expect((await list('?status=done&limit=')).json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'status' }] })
+  })
+
   it.each([
     ['?status=done', 'status'],
     ['?limit=0', 'limit'],

@@ -89,6 +89,9 @@ describe('GET /api/v1/webhooks/deliveries', () => {
     expect((await list(`?invoice_id=${a}`)).json().data.map((d: { type: string }) => d.type)).toEqual(['invoice.paid', 'invoice.hold'])
     expect((await list('?status=failed')).json().data.map((d: { invoice_id: string }) => d.invoice_id)).toEqual([b])
     expect((await list('?status=pending')).json().data).toEqual([])
+    // the template's parameters given empty are not given
+    expect((await list('?invoice_id=&status=&limit=&cursor=')).json()).toEqual({ data: all.map((d) => expect.objectContaining({ id: d.id })), next_cursor: null })
+    expect((await list(`?invoice_id=${a}&status=&limit=`)).json().data.map((d: { type: string }) => d.type)).toEqual(['invoice.paid', 'invoice.hold'])
   })
 
   it("when another merchant reads the log, then it sees none of this merchant's deliveries, even by invoice_id", async () => {

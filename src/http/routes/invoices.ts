@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { HttpDeps } from '../deps.js'
 import { createResponseToWire, invoiceToWire } from '../dto.js'
 import { numberText } from '../plugins/json-body.js'
+import { emptyQueryIsAbsent } from '../plugins/empty-query.js'
 import { AUTH_ERRORS, InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
 import {
   CreateInvoiceBody,
@@ -107,6 +108,7 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
         querystring: ListInvoicesQuery,
         response: { 200: Type.Ref(InvoiceListResponse), ...problems(...AUTH_ERRORS, 'validation_failed') },
       },
+      preValidation: emptyQueryIsAbsent,
     },
     async (request) => {
       const q = request.query

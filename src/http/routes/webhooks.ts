@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { HttpDeps } from '../deps.js'
 import { deliveryToWire } from '../dto.js'
+import { emptyQueryIsAbsent } from '../plugins/empty-query.js'
 import { AUTH_ERRORS, SECURITY, problems } from '../schemas/common.js'
 import {
   DeliveryIdParams,
@@ -31,6 +32,7 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
         querystring: ListDeliveriesQuery,
         response: { 200: Type.Ref(DeliveryListResponse), ...problems(...AUTH_ERRORS, 'validation_failed') },
       },
+      preValidation: emptyQueryIsAbsent,
     },
     async (request) => {
       const q = request.query
