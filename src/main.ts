@@ -118,7 +118,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       retrySchedule: config.webhookRetrySchedule,
       timeoutMs: config.webhookTimeout * 1000,
       allowPrivate: config.webhookAllowPrivate,
-      transport: createUndiciTransport({ allowPrivate: config.webhookAllowPrivate }),
+      transport: createUndiciTransport({ allowPrivate: config.webhookAllowPrivate, connectTimeoutMs: config.webhookTimeout * 1000 }),
       signer: hmacSigner,
       metrics: webhookMetrics.metrics,
       random: Math.random,

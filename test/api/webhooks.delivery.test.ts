@@ -2,6 +2,7 @@
  * Webhook delivery end to end (API.md B6): the real app, the real dispatcher on the real clock, and a real HTTP
  * receiver on 127.0.0.1 that verifies every request with the standardwebhooks package.
  */
+import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { rotateWebhookSecret } from '../../src/app/rotate-webhook-secret.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
@@ -187,6 +188,25 @@ describe('webhook delivery (API.md B6)', () => {
     expect(d!.attempts[0]!.latency_ms).toBeGreaterThanOrEqual(950)
     expect(d!.attempts[0]!.latency_ms).toBeLessThan(3000)
     expect(d!.attempts[1]).toMatchObject({ status_code: 200, error: null })
+  })
+
+  it('when the TLS handshake never completes, then the attempt ends within WEBHOOK_TIMEOUT too (connecting is part of it)', async () => {
+    const c = await setup({ WEBHOOK_TIMEOUT: '1', WEBHOOK_RETRY_SCHEDULE: '0' })
+    // accepts the connection and never speaks: the https handshake waits
+    const silent = createTcpServer(() => undefined)
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      const id = await create(c, { callback_url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}/hook` })
+      await simulate(c, id, 'paid')
+      const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'failed', 8000)
+      expect(d!.attempts).toHaveLength(1)
+      expect(d!.attempts[0]!.status_code).toBeNull()
+      expect(d!.attempts[0]!.error).toMatch(/^(timeout: no answer within 1 s|connection timed out \(UND_ERR_CONNECT_TIMEOUT\))$/)
+      // a fixed 10 s connect timeout held the attempt (and its slot) for 10 s
+      expect(d!.attempts[0]!.latency_ms).toBeLessThan(3000)
+    } finally {
+      silent.close()
+    }
   })
 
   it('when the receiver refuses connections, then the attempt records the network error and is retried', async () => {

@@ -3,7 +3,7 @@
  * and names through DNS), no redirects, the timeout, and shutdown aborts.
  */
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import type { LookupAddress } from 'node:dns'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WebhookTransport } from '../../ports/webhook-transport.js'
@@ -37,7 +37,7 @@ const send = (t: WebhookTransport, url: string, timeoutMs = 2000, signal?: Abort
   t.send({ url, headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs, ...(signal && { signal }) })
 
 describe('the webhook transport without WEBHOOK_ALLOW_PRIVATE', () => {
-  const guarded = createUndiciTransport({ allowPrivate: false })
+  const guarded = createUndiciTransport({ allowPrivate: false, connectTimeoutMs: 2000 })
   afterAll(() => guarded.close())
 
   it.each([
@@ -67,7 +67,7 @@ describe('the webhook transport without WEBHOOK_ALLOW_PRIVATE', () => {
 })
 
 describe('the webhook transport with WEBHOOK_ALLOW_PRIVATE', () => {
-  const open = createUndiciTransport({ allowPrivate: true })
+  const open = createUndiciTransport({ allowPrivate: true, connectTimeoutMs: 2000 })
   afterAll(() => open.close())
 
   it('when the receiver answers, then its status code and latency come back', async () => {
@@ -92,6 +92,23 @@ describe('the webhook transport with WEBHOOK_ALLOW_PRIVATE', () => {
     const res = await send(open, `http://127.0.0.1:${port}/slow`, 300)
     expect(res).toMatchObject({ statusCode: null, failure: 'timeout', error: 'timeout: no answer within 0.3 s', aborted: false })
     expect(res.latencyMs).toBeGreaterThanOrEqual(290)
+  })
+
+  it('when connecting takes longer than connectTimeoutMs (a TLS handshake never answered), then the attempt ends then: the setting, not a fixed 10 s', async () => {
+    // accepts the connection and never speaks: the https handshake waits
+    const silent = createTcpServer(() => undefined)
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const quick = createUndiciTransport({ allowPrivate: true, connectTimeoutMs: 300 })
+    try {
+      // the attempt's own 5 s do not end a connect under way (undici): the connect timeout does
+      const cut = await send(quick, `https://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`, 5000)
+      expect(cut).toMatchObject({ statusCode: null, failure: 'network', error: 'connection timed out (UND_ERR_CONNECT_TIMEOUT)' })
+      expect(cut.latencyMs).toBeGreaterThanOrEqual(290)
+      expect(cut.latencyMs).toBeLessThan(2500) // undici's connect timer ticks in about 1 s steps
+    } finally {
+      await quick.close()
+      silent.close()
+    }
   })
 
   it('when the caller aborts (shutdown), then the result says aborted', async () => {

@@ -10,16 +10,21 @@ import { ADDRESS_REFUSED, guardedConnector } from './address-guard.js'
 
 /** At most this much of an answer's body is read (and discarded) so its connection can be reused. */
 const MAX_DRAIN_BYTES = 64 * 1024
-const CONNECT_TIMEOUT_MS = 10_000
 
 export interface UndiciTransportOptions {
   /** WEBHOOK_ALLOW_PRIVATE: skip the address check (local development, tests). */
   readonly allowPrivate: boolean
+  /**
+   * How long connecting (name lookup, TCP, TLS handshake) may take: WEBHOOK_TIMEOUT, the attempt's whole time, as
+   * the README says. The attempt's abort does not end a connect under way (undici), so this is what ends one: a
+   * fixed 10 s held a slot for 10 s when WEBHOOK_TIMEOUT was shorter, and cut a slow handshake short when longer.
+   */
+  readonly connectTimeoutMs: number
 }
 
 export function createUndiciTransport(opts: UndiciTransportOptions): WebhookTransport {
   const agent = new Agent({
-    connect: opts.allowPrivate ? { timeout: CONNECT_TIMEOUT_MS } : guardedConnector({ timeoutMs: CONNECT_TIMEOUT_MS }),
+    connect: opts.allowPrivate ? { timeout: opts.connectTimeoutMs } : guardedConnector({ timeoutMs: opts.connectTimeoutMs }),
     keepAliveTimeout: 4_000,
   })
 
