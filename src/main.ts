@@ -5,6 +5,7 @@
 import { pino, type Logger } from 'pino'
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
+import type { PaymentProvider } from './ports/payment-provider.js'
 import { openPostgresStore } from './adapters/db/postgres.js'
 import { openSqliteStore } from './adapters/db/sqlite.js'
 import { createMemoryRateLimiter } from './adapters/rate-limit/memory-rate-limiter.js'
@@ -69,6 +70,8 @@ export interface Runtime {
 export interface RuntimeOverrides {
   readonly clock?: Clock
   readonly logger?: Logger
+  /** The acquirer instead of the built-in sandbox (tests record its calls). */
+  readonly provider?: PaymentProvider
 }
 
 export function createLogger(config: Config): Logger {
@@ -107,7 +110,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     clock,
     newId: createUuidV7(() => clock.now().getTime()),
     secrets: nodeSecrets,
-    provider: sandboxProvider,
+    provider: overrides.provider ?? sandboxProvider,
     catalog: { currencies: config.currencies, services: config.services },
     publicUrl: config.publicUrl,
     callbackAllowHttp: config.callbackAllowHttp,

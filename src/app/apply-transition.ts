@@ -38,9 +38,7 @@ export async function transitionIn(
     const current = await load()
     if (current === undefined) throw new AppError('invoice_not_found', 'no such invoice')
     const from = readStatus(current, now)
-    if (onlyFrom !== undefined && !onlyFrom.includes(from)) {
-      throw new AppError('invalid_transition', `a ${from} invoice cannot become ${to} this way (only from ${onlyFrom.join(' or ')})`)
-    }
+    if (onlyFrom !== undefined && !onlyFrom.includes(from)) throw notAllowedFrom(from, to, onlyFrom)
     const result = transition(current, {
       to,
       now,
@@ -56,6 +54,11 @@ export async function transitionIn(
     }
   }
   throw new Error(`invoice status kept changing under transition to ${to}`)
+}
+
+/** 409: the request may move an invoice only from `onlyFrom`, and it is `from`. */
+export function notAllowedFrom(from: Status, to: Target, onlyFrom: readonly Status[]): AppError {
+  return new AppError('invalid_transition', `a ${from} invoice cannot become ${to} this way (only from ${onlyFrom.join(' or ')})`)
 }
 
 export interface TransitionScope {

@@ -1,8 +1,8 @@
 import type { Invoice } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
-import { transitionById, type TransitionDeps } from './apply-transition.js'
-import { settleHoldAtProvider } from './settle-hold.js'
+import type { TransitionDeps } from './apply-transition.js'
+import { settleHold } from './settle-hold.js'
 import { requireInvoiceId } from './require-id.js'
 
 /**
@@ -10,7 +10,5 @@ import { requireInvoiceId } from './require-id.js'
  * a new amount; a hold's funds are released at the provider first. Another merchant's invoice is 404.
  */
 export async function cancelInvoice(deps: TransitionDeps & Pick<AppDeps, 'provider'>, merchant: Merchant, id: string): Promise<Invoice> {
-  const invoiceId = requireInvoiceId(id)
-  await settleHoldAtProvider(deps, merchant, invoiceId, 'release')
-  return transitionById(deps, invoiceId, 'failed', { merchantId: merchant.id, onlyFrom: ['pending', 'hold'] })
+  return settleHold(deps, merchant, requireInvoiceId(id), 'failed', ['pending', 'hold'])
 }

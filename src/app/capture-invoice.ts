@@ -1,16 +1,15 @@
 import type { Invoice } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
-import { transitionById, type TransitionDeps } from './apply-transition.js'
-import { settleHoldAtProvider } from './settle-hold.js'
+import type { TransitionDeps } from './apply-transition.js'
+import { settleHold } from './settle-hold.js'
 import { requireInvoiceId } from './require-id.js'
 
 /**
- * POST /api/v1/invoices/{id}/capture (API.md C): the merchant settles a hold → paid. A pending invoice cannot
- * be captured (that would mark it paid without the buyer paying). Another merchant's invoice is 404.
+ * POST /api/v1/invoices/{id}/capture (API.md C): the merchant settles a hold → paid, its funds captured at the
+ * provider first. A pending invoice cannot be captured (that would mark it paid without the buyer paying).
+ * Another merchant's invoice is 404.
  */
 export async function captureInvoice(deps: TransitionDeps & Pick<AppDeps, 'provider'>, merchant: Merchant, id: string): Promise<Invoice> {
-  const invoiceId = requireInvoiceId(id)
-  await settleHoldAtProvider(deps, merchant, invoiceId, 'capture')
-  return transitionById(deps, invoiceId, 'paid', { merchantId: merchant.id, onlyFrom: ['hold'] })
+  return settleHold(deps, merchant, requireInvoiceId(id), 'paid', ['hold'])
 }

@@ -1,20 +1,43 @@
+import { AppError } from '../domain/errors.js'
 import type { InvoiceId } from '../domain/ids.js'
+import { readStatus, type Invoice, type Status } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
+import { notAllowedFrom, transitionById, type Target, type TransitionDeps } from './apply-transition.js'
 
 /**
- * Asks the provider to capture or release a held payment before the status changes (outside any database
- * transaction: it is I/O to the acquirer). Nothing happens for invoices that are not this merchant's hold;
- * the transition that follows reports those cases.
+ * The merchant's capture (hold → paid) and cancel (pending or hold → failed): a hold's funds are captured or
+ * released at the provider first (outside any database transaction: it is I/O to the acquirer), then the status
+ * changes. The status the decision was made on is the only one the change may start from: a read that saw
+ * `pending` (no provider call) must not let the transaction move an invoice that became a hold meanwhile, or it
+ * would be paid without its funds captured, or failed without them released. When the status moved between the
+ * read and the write, the request is decided again on the new one (statuses only move forward: a few rounds).
+ * The provider is expected to refuse what contradicts an earlier call on the same hold (a release after a
+ * capture), as acquirers do, so two merchant requests racing on one hold cannot both settle it.
  */
-export async function settleHoldAtProvider(
-  deps: Pick<AppDeps, 'store' | 'provider'>,
+export async function settleHold(
+  deps: TransitionDeps & Pick<AppDeps, 'provider'>,
   merchant: Merchant,
   id: InvoiceId,
-  action: 'capture' | 'release',
-): Promise<void> {
-  const inv = await deps.store.invoices.findById(id)
-  if (inv === undefined || inv.merchantId !== merchant.id || inv.status !== 'hold') return
-  const held = { invoiceId: inv.id, amount: inv.amount, currency: inv.currency, service: inv.service }
-  await (action === 'capture' ? deps.provider.captureHold(held) : deps.provider.releaseHold(held))
+  to: Target,
+  allowedFrom: readonly Status[],
+): Promise<Invoice> {
+  for (let round = 0; ; round += 1) {
+    // in a transaction: on SQLite the status as the next write sees it, with the writes not yet committed
+    const inv = await deps.store.transaction((tx) => tx.invoices.findById(id))
+    if (inv === undefined || inv.merchantId !== merchant.id) throw new AppError('invoice_not_found', 'no such invoice')
+    const from = readStatus(inv, deps.clock.now())
+    if (!allowedFrom.includes(from)) throw notAllowedFrom(from, to, allowedFrom)
+    if (from === 'hold') {
+      const held = { invoiceId: inv.id, amount: inv.amount, currency: inv.currency, service: inv.service }
+      await (to === 'paid' ? deps.provider.captureHold(held) : deps.provider.releaseHold(held))
+    }
+    try {
+      return await transitionById(deps, id, to, { merchantId: merchant.id, onlyFrom: [from] })
+    } catch (err) {
+      // moved since the read (a payment, the sweeper, another request): decide again on what it is now
+      if (round < 3 && err instanceof AppError && err.code === 'invalid_transition') continue
+      throw err
+    }
+  }
 }

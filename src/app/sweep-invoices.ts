@@ -1,6 +1,7 @@
 import { AppError } from '../domain/errors.js'
 import type { TransitionDeps } from './apply-transition.js'
-import { transitionIn } from './apply-transition.js'
+import { transitionById, transitionIn } from './apply-transition.js'
+import type { AppDeps } from './deps.js'
 
 /**
  * The clock's transitions (API.md B5): pending invoices past `expired_at` → expired, and holds older than the
@@ -20,17 +21,31 @@ export async function expireDueInvoices(deps: TransitionDeps, batch = 200): Prom
   return moved
 }
 
-export async function failStaleHolds(deps: TransitionDeps & { holdLifetimeSeconds: number }, batch = 200): Promise<number> {
+/**
+ * Holds older than the hold lifetime → failed, their funds released at the provider first, as a merchant's
+ * cancel does: failing the invoice alone would leave the buyer's funds authorised. Each hold is released and then
+ * moved (hold → failed only) in a transaction of its own. A hold the provider will not release (it is down, or
+ * the hold was captured meanwhile, whose capture then moves it to paid) stays a hold and is tried again on the
+ * next sweep; the sweep reports it after the others are done.
+ */
+export async function failStaleHolds(deps: TransitionDeps & Pick<AppDeps, 'provider'> & { holdLifetimeSeconds: number }, batch = 200): Promise<number> {
   const now = deps.clock.now()
   const heldBefore = new Date(now.getTime() - deps.holdLifetimeSeconds * 1000)
-  const moved = await deps.store.transaction(async (tx) => {
-    let moved = 0
-    for (const inv of await tx.invoices.listStaleHolds(heldBefore, batch)) {
-      if (await moveQuietly(() => transitionIn(tx, deps, () => tx.invoices.findById(inv.id), 'failed', now, ['hold']))) moved += 1
+  const stale = await deps.store.transaction((tx) => tx.invoices.listStaleHolds(heldBefore, batch))
+  let moved = 0
+  const refused: unknown[] = []
+  for (const inv of stale) {
+    try {
+      await deps.provider.releaseHold({ invoiceId: inv.id, amount: inv.amount, currency: inv.currency, service: inv.service })
+    } catch (err) {
+      refused.push(err)
+      continue
     }
-    return moved
-  })
-  if (moved > 0) deps.eventSignal.notify()
+    if (await moveQuietly(() => transitionById(deps, inv.id, 'failed', { onlyFrom: ['hold'] }))) moved += 1
+  }
+  if (refused.length > 0) {
+    throw new Error(`the provider did not release ${refused.length} of ${stale.length} stale holds (${moved} failed); they stay holds until a later sweep`, { cause: refused[0] })
+  }
   return moved
 }
 

@@ -31,8 +31,12 @@ export interface HeldPayment {
  * - the provider's notification of the buyer's result → a status transition (the sandbox's notification is the
  *   payment page's test controls, `POST /pay/{id}/simulate`; a real acquirer would post to a webhook route that
  *   verifies its signature and calls the same transition use case);
- * - `captureHold` / `releaseHold` when the merchant settles a hold → the provider moves or releases the funds
- *   before the invoice changes status. A rejection leaves the invoice as it was.
+ * - `captureHold` / `releaseHold` when the merchant settles a hold, and `releaseHold` when a hold outlives the
+ *   hold lifetime → the provider moves or releases the funds before the invoice changes status. A rejection
+ *   leaves the invoice as it was. The status change may start only from the hold the call was made for
+ *   (app/settle-hold.ts), and a provider must refuse a call that contradicts an earlier one on the same hold (a
+ *   release after a capture, or the reverse), as acquirers do: then two requests racing on one hold (a capture and
+ *   a cancel, or a capture and the sweeper) cannot both settle it.
  */
 export interface PaymentProvider {
   readonly name: string

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { sandboxProvider } from '../../src/adapters/sandbox-provider/sandbox-provider.js'
 import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
 type Outcome = 'paid' | 'hold' | 'failed'
@@ -127,6 +128,41 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     expect(await events(id)).toEqual(['invoice.hold', 'invoice.failed'])
   })
 
+  it('when a hold outlives the hold lifetime, then its funds are released at the provider before it fails; while the provider refuses, it stays a hold', async () => {
+    const released: string[] = []
+    let refuse = true
+    const own = await buildTestApp(
+      { HOLD_LIFETIME: '60' },
+      {
+        provider: {
+          ...sandboxProvider,
+          releaseHold: async (h) => {
+            if (refuse) throw new Error('acquirer unavailable')
+            released.push(h.invoiceId)
+          },
+        },
+      },
+    )
+    try {
+      const key = (await own.merchant()).apiKey
+      const created = await own.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'SH-1', amount: 5, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': key } })
+      const id = created.json().order_id
+      expect((await own.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'hold' }) })).statusCode).toBe(200)
+      own.clock.advance(60)
+      await own.sweep()
+      expect((await own.rt.store.invoices.findById(id))?.status).toBe('hold')
+      expect(released).toEqual([])
+      refuse = false
+      await own.sweep()
+      expect((await own.rt.store.invoices.findById(id))?.status).toBe('failed')
+      expect(released).toEqual([id])
+      await own.sweep()
+      expect(released).toEqual([id]) // once
+    } finally {
+      await own.close()
+    }
+  })
+
   it('when the hold and the capture run on clocks that lag the create, then the webhooks still go out in order: hold first, paid behind it', async () => {
     // create on one instance; hold and capture on another whose clock is 10 s behind (API.md B6, per-invoice order)
     const id = await create({ callback_url: 'https://shop.example/hooks' })
@@ -194,6 +230,44 @@ describe('racing transitions', () => {
         expect(evs[0]?.type).toBe(`invoice.${inv?.status}`)
         expect(pay.status === 200 ? 'paid' : 'failed').toBe(inv?.status)
       }
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('when a hold arrives while the merchant captures or cancels, then the provider captured or released the funds of every invoice that moved from hold, and of no other', async () => {
+    const captured = new Set<string>()
+    const released = new Set<string>()
+    const t = await buildTestApp({}, { provider: { ...sandboxProvider, captureHold: async (h) => void captured.add(h.invoiceId), releaseHold: async (h) => void released.add(h.invoiceId) } })
+    const m = await t.merchant()
+    const base = `http://127.0.0.1:${await t.listen()}`
+    const outcomes = new Map<string, number>()
+    try {
+      for (let round = 0; round < 60; round += 1) {
+        const action = round % 2 === 0 ? 'capture' : 'cancel'
+        const created = await fetch(`${base}/api/v1/invoices`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey }, body: JSON.stringify({ order_id: `RH-${round}`, amount: 5, currency: 'RUB' }) })
+        const id = ((await created.json()) as { order_id: string }).order_id
+        const [hold, settle] = await Promise.all([
+          fetch(`${base}/pay/${id}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"hold"}' }),
+          new Promise((resolve) => setTimeout(resolve, round % 3)).then(() => fetch(`${base}/api/v1/invoices/${id}/${action}`, { method: 'POST', headers: { 'x-api-key': m.apiKey } })),
+        ])
+        const key = `${action} ${hold.status} ${settle.status}`
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1)
+        const events = (await t.rt.store.events.listByInvoice(id as never)).map((e) => e.type)
+        const status = (await t.rt.store.invoices.findById(id as never))?.status
+        if (action === 'capture') {
+          // paid by the capture exactly when the provider captured; a capture that came first is 409, nothing captured
+          expect(settle.status === 200).toBe(status === 'paid')
+          expect(captured.has(id)).toBe(status === 'paid')
+        } else {
+          // failed by the cancel after the hold exactly when the provider released
+          expect(settle.status).toBe(200)
+          expect(status).toBe('failed')
+          expect(released.has(id)).toBe(events.includes('invoice.hold'))
+        }
+      }
+      // both orders happened: the race was run, not just one side of it
+      expect([...outcomes.keys()].filter((k) => k.startsWith('capture 200')).sort()).toEqual(['capture 200 200', 'capture 200 409'])
     } finally {
       await t.close()
     }

@@ -6,6 +6,7 @@ import { currencyExponent } from '../../src/domain/currencies.js'
 import { cliCommands, createHttpApp, createRuntime, startWorkers, type Runtime } from '../../src/main.js'
 import type { Clock } from '../../src/ports/clock.js'
 import type { RequestTimeout } from '../../src/http/deps.js'
+import type { PaymentProvider } from '../../src/ports/payment-provider.js'
 import { FakeClock } from './fake-clock.js'
 import { createTestSchema, type TestSchema } from './postgres.js'
 
@@ -56,6 +57,8 @@ export async function buildTestApp(
     webhooks?: boolean
     /** The HTTP server's request timeout instead of the production one (30 s, checked every 5 s). */
     requestTimeout?: RequestTimeout
+    /** The acquirer instead of the sandbox's (to record its calls). */
+    provider?: PaymentProvider
   } = {},
 ): Promise<TestApp> {
   const db = opts.db ?? TEST_DB
@@ -70,6 +73,7 @@ export async function buildTestApp(
     rt = await createRuntime(config, {
       ...(opts.realClock === true ? {} : { clock: clock as Clock }),
       logger: opts.logger ?? pino({ level: 'silent' }),
+      ...(opts.provider !== undefined && { provider: opts.provider }),
     })
   } catch (err) {
     await schema?.drop()
