@@ -151,12 +151,14 @@ describe('loadConfig — accepted values', () => {
   })
 
   it('when a SERVICE_LIMITS max is more than an amount can be in one of the currencies, then the start stops and names it, with the largest', () => {
-    // 100,000,000,000,000.00 RUB is 10^16 kopecks, past the 2^53 - 1 held exactly; in JPY (no decimals) it fits
+    // 100,000,000,000,000.00 RUB is 10^16 kopecks, past the 15 digits an amount may have; in JPY (no decimals) it fits
     expect(configError({ CURRENCIES: 'JPY,RUB', SERVICE_LIMITS: 'card=1..100000000000000' }).message).toContain(
-      'SERVICE_LIMITS: card: max 100000000000000 is more than an amount in RUB can be (at most 90071992547409.91)',
+      'SERVICE_LIMITS: card: max 100000000000000 is more than an amount in RUB can be (at most 9999999999999.99)',
     )
     expect(load({ CURRENCIES: 'JPY', SERVICE_LIMITS: 'card=1..100000000000000' }).services[0]?.max).toBe('100000000000000')
-    expect(load({ SERVICE_LIMITS: 'card=1..90071992547409.91' }).services[0]?.max).toBe('90071992547409.91')
+    expect(load({ SERVICE_LIMITS: 'card=1..9999999999999.99' }).services[0]?.max).toBe('9999999999999.99')
+    // 16 digits were accepted before, and getInfo showed 70368744177664.01 as 70368744177664.02
+    expect(configError({ SERVICE_LIMITS: 'card=1..70368744177664.01' }).message).toContain('at most 9999999999999.99')
   })
 
   it('when SERVICE_LIMITS leaves no amount of a currency between min and max, then the start stops and names it', () => {

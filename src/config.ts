@@ -269,8 +269,8 @@ function trustProxy(text: string | undefined, bad: (n: string, m: string) => voi
   return entries
 }
 
-/** The largest amount held exactly, in minor units (Number.MAX_SAFE_INTEGER: the domain's MAX_MINOR). */
-const MAX_MINOR = 2n ** 53n - 1n
+/** The largest amount, in minor units: the domain's MAX_MINOR (15 digits, exact as a JSON number in major units). */
+const MAX_MINOR = 10n ** 15n - 1n
 
 /**
  * Each service's bounds, in minor units of each currency it takes: the max must be an amount the service can hold

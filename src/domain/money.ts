@@ -6,8 +6,13 @@ export type Minor = number & { readonly __brand: 'Minor' }
 
 const DECIMAL = /^([0-9]+)(?:\.([0-9]+))?$/
 
-/** The largest minor amount we accept: stays an exact integer in JS, in SQLite and in a PostgreSQL bigint. */
-export const MAX_MINOR = Number.MAX_SAFE_INTEGER
+/**
+ * The largest minor amount we accept: 15 digits. It stays an exact integer in JS, in SQLite and in a PostgreSQL
+ * bigint, and — what caps it below Number.MAX_SAFE_INTEGER — as a JSON number in major units (getInfo's `amount`
+ * and `credited`, `toMajorNumber`) it is still the amount: a double holds any 15 significant digits, while
+ * 70368744177664.01 (16) comes back as 70368744177664.02.
+ */
+export const MAX_MINOR = 999_999_999_999_999
 
 export type ParseFailure = 'format' | 'too_many_decimals' | 'too_large'
 
@@ -22,10 +27,8 @@ export function parseAmount(text: string, exponent: number): { ok: true; minor: 
   const frac = m[2] ?? ''
   if (frac.length > exponent) return { ok: false, reason: 'too_many_decimals' }
   const digits = (whole + frac.padEnd(exponent, '0')).replace(/^0+(?=\d)/, '')
-  if (digits.length > 16) return { ok: false, reason: 'too_large' }
-  const minor = Number(digits)
-  if (!Number.isSafeInteger(minor)) return { ok: false, reason: 'too_large' }
-  return { ok: true, minor: minor as Minor }
+  if (digits.length > 15) return { ok: false, reason: 'too_large' } // MAX_MINOR's 15 digits
+  return { ok: true, minor: Number(digits) as Minor }
 }
 
 /** The text of a JSON number as a client would have written it in decimal, or undefined for NaN, ±Infinity or exponents. */

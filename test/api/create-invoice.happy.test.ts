@@ -52,6 +52,22 @@ describe('POST /api/v1/invoices — happy paths', () => {
     await t2.close()
   })
 
+  it('when the amount is the largest a service may allow, then getInfo`s JSON number is still exactly that amount', async () => {
+    const t2 = await buildTestApp({ SERVICE_LIMITS: 'card=1..9999999999999.99' })
+    try {
+      const m2 = await t2.merchant()
+      const res = await t2.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { 'content-type': 'application/json', 'x-api-key': m2.apiKey }, payload: JSON.stringify({ order_id: 'BIG', amount: '9999999999999.99', currency: 'RUB' }) })
+      expect(res.statusCode, res.body).toBe(201)
+      const id = res.json().order_id
+      expect((await t2.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { 'content-type': 'application/json' }, payload: '{"outcome":"paid"}' })).statusCode).toBe(200)
+      const info = await t2.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m2.apiKey } })
+      expect(info.body).toContain('"amount":9999999999999.99,')
+      expect(info.body).toContain('"credited":9999999999999.99,')
+    } finally {
+      await t2.close()
+    }
+  })
+
   it('when the same order_id is sent again with the same amount, currency and service, then 200 with the same invoice and is_new false', async () => {
     const first = (await create({ order_id: 'A-3', amount: '10.00', currency: 'EUR' })).json()
     const again = await create({ order_id: 'A-3', amount: 10, currency: 'eur', comment: 'ignored', callback_url: 'https://other.example/h' })

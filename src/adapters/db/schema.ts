@@ -4,7 +4,7 @@
  *
  * Every time is an integer of epoch milliseconds, every amount an integer of minor units (INTEGER on SQLite,
  * BIGINT on PostgreSQL). A PostgreSQL adapter must parse int8 as a JS number (values stay within
- * Number.MAX_SAFE_INTEGER, see domain/money.ts MAX_MINOR), so these row types hold for both databases.
+ * Number.MAX_SAFE_INTEGER; amounts are below domain/money.ts MAX_MINOR), so these row types hold for both databases.
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { ApiKeyId, EventId, InvoiceId, MerchantId } from '../../domain/ids.js'
