@@ -86,6 +86,11 @@ describe('hosted payment page (API.md D)', () => {
         [{ 'accept-language': 'en' }, '?lang=ru', 'ru'],
         [{ 'accept-language': 'ru' }, '?lang=en', 'en'],
         [{ 'accept-language': 'ru' }, '?lang=xx', 'ru'],
+        // a stray parameter still opens the page: given twice (the first language named counts), or long
+        [{ 'accept-language': 'ru' }, '?lang=ru&lang=en', 'ru'],
+        [{ 'accept-language': 'en' }, '?lang=xx&lang=ru', 'ru'],
+        [{ 'accept-language': 'ru' }, `?lang=${'x'.repeat(300)}`, 'ru'],
+        [{ 'accept-language': 'ru' }, '?lang=', 'ru'],
       ]
       for (const [headers, query, want] of cases) {
         const res = await page(id, headers, query)
@@ -155,9 +160,9 @@ describe('hosted payment page (API.md D)', () => {
       expect(held).toContain(`action="/pay/${id}/simulate?lang=ru"`)
       // a held payment can only be settled by the provider: pay or decline, no second hold (API.md B5)
       expect(forms(held)).toEqual(['paid', 'failed'])
-      const declined = await simulateForm(id, 'outcome=failed')
+      const declined = await simulateForm(id, 'outcome=failed', '?lang=xx&lang=ru')
       expect(declined.statusCode).toBe(303)
-      expect(declined.headers['location']).toBe(`/pay/${id}`)
+      expect(declined.headers['location']).toBe(`/pay/${id}?lang=ru`)
       expect((await status(id)).status).toBe('failed')
     })
 

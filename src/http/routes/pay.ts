@@ -11,7 +11,7 @@ import type { HttpDeps } from '../deps.js'
 import { problems } from '../schemas/common.js'
 import { HTML_NOT_FOUND, HTML_PAGE, PayParams, PayQuery, PayStatusResponse, SimulateBody } from '../schemas/pay.js'
 import { ASSETS } from '../views/assets.js'
-import { isLang, negotiateLang } from '../views/i18n.js'
+import { askedLang, negotiateLang } from '../views/i18n.js'
 import { payPath, redirectUrlOf, renderNotFoundPage, renderPaymentPage } from '../views/payment-page.js'
 
 // The page loads its own stylesheet, script and QR image and talks only to this origin. Helmet's global policy
@@ -131,12 +131,13 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
         },
       },
       async (request, reply) => {
-        const lang = negotiateLang(request.query.lang, request.headers['accept-language'])
+        const asked = askedLang(request.query.lang)
+        const lang = negotiateLang(asked, request.headers['accept-language'])
         const view = await findView(request.params.invoice_id)
         if (view === undefined) {
           return sendHtml(reply, 404, renderNotFoundPage(lang, payPath(base, encodeURIComponent(request.params.invoice_id)), base))
         }
-        const ctx = { lang, explicitLang: isLang(request.query.lang), sandbox: deps.sandbox, now: deps.now(), base }
+        const ctx = { lang, explicitLang: asked !== undefined, sandbox: deps.sandbox, now: deps.now(), base }
         return sendHtml(reply, 200, renderPaymentPage(view, ctx))
       },
     )
@@ -206,8 +207,8 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
         if (id === undefined) throw new AppError('invoice_not_found', 'no such invoice')
         const form = isFormPost(request)
         const back = () => {
-          const lang = request.query.lang
-          return reply.code(303).header('location', payPath(base, id) + (isLang(lang) ? `?lang=${lang}` : '')).send()
+          const lang = askedLang(request.query.lang)
+          return reply.code(303).header('location', payPath(base, id) + (lang === undefined ? '' : `?lang=${lang}`)).send()
         }
         try {
           const invoice = await deps.payments.simulate(id as InvoiceId, request.body.outcome)

@@ -6,11 +6,14 @@ import { EXAMPLE_IDS, PAY_STATUS_EXAMPLE } from './examples.js'
 export const PayParams = Type.Object({ invoice_id: Type.String({ description: 'Invoice id (UUID)', examples: [EXAMPLE_IDS.invoice] }) })
 
 /**
- * `?lang=` overrides Accept-Language (API.md D). Any other value is ignored rather than refused: a buyer's link
- * with a stray or tracking parameter must still open the page.
+ * `?lang=` overrides Accept-Language (API.md D). Any other value is ignored rather than refused, however long,
+ * and so is the parameter given twice (the first language it names counts): a buyer's link with a stray or
+ * tracking parameter must still open the page.
  */
 export const PayQuery = Type.Object({
-  lang: Type.Optional(Type.String({ maxLength: 16, description: 'Page language, `en` or `ru`; overrides Accept-Language', examples: ['ru'] })),
+  lang: Type.Optional(
+    Type.Union([Type.String(), Type.Array(Type.String())], { description: 'Page language, `en` or `ru`; overrides Accept-Language', examples: ['ru'] }),
+  ),
 })
 
 export const SimulateBody = Type.Object(

@@ -3,8 +3,13 @@ export const LANGS = ['en', 'ru'] as const
 export type Lang = (typeof LANGS)[number]
 export const DEFAULT_LANG: Lang = 'en'
 
-export function isLang(text: string | undefined): text is Lang {
-  return text !== undefined && (LANGS as readonly string[]).includes(text)
+export function isLang(text: unknown): text is Lang {
+  return typeof text === 'string' && (LANGS as readonly string[]).includes(text)
+}
+
+/** The language a `?lang=` parameter asks for: its value, or the first of its values, that is one of ours. */
+export function askedLang(query: string | readonly string[] | undefined): Lang | undefined {
+  return typeof query === 'string' ? (isLang(query) ? query : undefined) : query?.find(isLang)
 }
 
 // RFC 9110 §12.5.4: `tag;q=0.8`; q is 0–1 with at most three decimals. A malformed q drops that entry only.
