@@ -51,6 +51,24 @@ describe('requests the HTTP parser refuses (API.md B7)', () => {
     expect(typeof p.detail).toBe('string')
   })
 
+  it('when good requests are pipelined before a malformed one, then the good ones are answered first, then the refusal', async () => {
+    const body = JSON.stringify({ order_id: 'PIPE-1', amount: '9.00', currency: 'RUB' })
+    const good = `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nPOST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${m.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1')
+      const chunks: Buffer[] = []
+      socket.on('data', (c) => chunks.push(c))
+      socket.on('error', reject)
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+      // written, not ended: a client that pipelines keeps its side open for the answers
+      socket.write(`${good}GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`)
+    })
+    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((x) => x[1])
+    expect(statuses).toEqual(['200', '201', '400'])
+    expect(text).toContain('"order_id"')
+    expect(text).toContain('"code":"validation_failed"')
+  })
+
   it('when a refused request has gone, then the server still answers the next one', async () => {
     await exchange(`GET / HTTP/1.1\r\nBad Header y\r\n\r\n`)
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/invoices?limit=1`, { headers: { 'x-api-key': m.apiKey } })

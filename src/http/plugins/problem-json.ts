@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../../domain/errors.js'
@@ -79,7 +79,7 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
  * line or header, headers over the 16 KiB node allows, a request that did not arrive in time). Fastify would answer
  * a plain `application/json` body without `x-request-id`; this answers a B7 problem with one, then closes the
  * connection as node does (what follows on it cannot be parsed). The status stays what HTTP says (431 for large
- * headers, 408 for a timeout); the code is the contract's nearest. Nothing reached the service: nothing changed.
+ * headers, 408 for a timeout); the code is the contract's nearest. The refused request never reached the service.
  */
 export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
@@ -92,13 +92,32 @@ export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, 
         : [400, problemOf('validation_failed', 'the request is not valid HTTP/1.1')]
   const body = JSON.stringify({ ...problem, status, title: STATUS_CODES[status] ?? problem.title })
   this.log.debug({ reqId: id, code: err.code }, 'HTTP request refused by the parser')
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `x-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
-    )
+  const refuse = (): void => {
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `x-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+      )
+    }
+    socket.destroy()
   }
-  socket.destroy()
+  // A client that pipelines may have sent good requests before the bad one on this connection: their answers are
+  // still on their way (node's parser ran ahead, and answers are written a moment later). Closing now would lose
+  // the answer to a request that did run (an invoice created, unanswered); they go first, then the refusal. Node
+  // gives the socket to the next queued answer as one finishes, so this waits for each in turn — but not for the
+  // refused request's own answer (its body broke off, or never came in time).
+  const afterAnswers = (): void => {
+    const answering = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage
+    if (answering == null || answering.writableFinished || !answering.req.complete) return refuse()
+    const next = (): void => {
+      answering.off('finish', next)
+      answering.off('close', next)
+      afterAnswers()
+    }
+    answering.once('finish', next)
+    answering.once('close', next)
+  }
+  afterAnswers()
 }
 
 function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): Problem {
