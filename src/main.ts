@@ -273,6 +273,12 @@ export async function serve(config: Config): Promise<void> {
     const released = await releaseOrphanedClaims(rt.deps)
     if (released > 0) rt.logger.warn({ deliveries: released }, 'webhook claims left by a previous process released; those attempts are sent again')
   }
+  if (config.isProduction && config.sandbox) {
+    // the default, so that a first start works end to end; in production it is worth a word
+    rt.logger.warn(
+      "SANDBOX is on: each payment page has test controls, and anyone holding an invoice's payment link can mark it paid; set SANDBOX=false unless this is a test installation",
+    )
+  }
   await app.listen({ port: config.port, host: config.host })
   const workers = startWorkers(rt)
   let closing = false

@@ -60,6 +60,30 @@ describe('invoice-service serve (the npm start path)', () => {
     expect(await exited).toBe(0)
   })
 
+  it.each([
+    ['on (the default)', {}, true],
+    ['off', { SANDBOX: 'false' }, false],
+  ])('when started in production with the sandbox %s, then the log warns about its test controls only when it is on', async (_name, extra, warned) => {
+    const port = await freePort()
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
+      env: { PATH: process.env['PATH'] ?? '', PORT: String(port), DATABASE_URL: `sqlite:${join(dir, `prod-${String(warned)}.db`)}`, LOG_LEVEL: 'info', NODE_ENV: 'production', ...extra },
+    })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    try {
+      const deadline = Date.now() + 20_000
+      while (!out.includes('Server listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      expect(out).toContain('Server listening')
+      const warning = out.split('\n').find((l) => l.includes('SANDBOX is on'))
+      if (warned) expect(JSON.parse(warning!)).toMatchObject({ level: 40 })
+      else expect(warning).toBeUndefined()
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
+  })
+
   it('when a configuration value is bad, then the start stops naming the variable', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
       env: { PATH: process.env['PATH'] ?? '', PORT: 'eighty', SQLITE_SYNCHRONOUS: 'sometimes', DATABASE_URL: `sqlite:${join(dir, 'bad.db')}` },
