@@ -1761,7 +1761,7 @@ export interface operations {
                  * @description Page language, `en` or `ru`; overrides Accept-Language
                  * @example ru
                  */
-                lang?: string;
+                lang?: string | string[];
             };
             header?: never;
             path: {
@@ -1897,7 +1897,7 @@ export interface operations {
                  * @description Page language, `en` or `ru`; overrides Accept-Language
                  * @example ru
                  */
-                lang?: string;
+                lang?: string | string[];
             };
             header?: never;
             path: {
