@@ -163,7 +163,18 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
         else if (res.statusCode !== 200) expect(await countInvoices()).toBe(expected)
         await expectAlive()
       }),
-      { numRuns: RUNS },
+      // one case of each status among them for certain, so the spread check below never depends on the seed: a new
+      // order (201), the known order with another amount (409), no order_id (400), over 16 KiB (413), text (415)
+      {
+        numRuns: RUNS,
+        examples: [
+          [JSON.stringify({ order_id: 'hostile-example', amount: 10, currency: 'RUB' }), 'application/json'],
+          [JSON.stringify({ order_id: 'known', amount: 11, currency: 'RUB' }), 'application/json'],
+          [JSON.stringify({ amount: 10, currency: 'RUB' }), 'application/json'],
+          [`{"comment":"${'x'.repeat(17_000)}"}`, 'application/json'],
+          ['{}', 'text/plain'],
+        ],
+      },
     )
     expect(await countInvoices()).toBe(expected)
     // the generators reach past the first gate: accepted, replayed, refused by validation, type and size
@@ -196,8 +207,17 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
         if (res.statusCode === 200) expect(res.json().merchant_id).toBe(m.id)
         await expectAlive()
       }),
-      // one unknown invoice among the cases for certain, so the spread check below never depends on the seed
-      { numRuns: RUNS, examples: [[`merchant_id=${m.id}&`, ['invoice_id=00000000-0000-7000-8000-000000000000']]] },
+      // one case of each status among them for certain, so the spread check below never depends on the seed:
+      // an unknown invoice (404), another merchant's id (403), no merchant_id (400), the invoice itself (200)
+      {
+        numRuns: RUNS,
+        examples: [
+          [`merchant_id=${m.id}&`, ['invoice_id=00000000-0000-7000-8000-000000000000']],
+          ['', ['merchant_id=00000000-0000-7000-8000-000000000000', `invoice_id=${invoiceId}`]],
+          ['', [`invoice_id=${invoiceId}`]],
+          [`merchant_id=${m.id}&invoice_id=${invoiceId}&`, []],
+        ],
+      },
     )
     for (const code of [200, 400, 403, 404]) expect(seen, `statuses seen: ${[...seen].join(', ')}`).toContain(code)
   })
