@@ -133,7 +133,7 @@ export interface DeliveryRepo extends DeliveryReader {
    * claim disjoint sets.
    */
   claimDue(now: Date, leaseUntil: Date, share: ClaimShare): Promise<ClaimedDelivery[]>
-  /** Appends an attempt to the delivery's log. */
+  /** Appends an attempt to the delivery's log; an attempt recorded already (same id) is left as it is. */
   addAttempt(deliveryId: DeliveryId, attempt: DeliveryAttempt): Promise<void>
   /**
    * Compare-and-set: applies `progress` and ends the lease only if the delivery is still held by this claim
@@ -148,7 +148,11 @@ export interface DeliveryRepo extends DeliveryReader {
    * instead of when their leases run out. An attempt that was under way when the process died is sent again.
    */
   releaseAll(): Promise<number>
-  /** Redelivery (API.md C): pending again, due at `now`, a new run of the schedule; the lease is dropped. */
+  /**
+   * Redelivery (API.md C): pending again, due at `now`, a new run of the schedule — unless an attempt of it is
+   * under way (a live lease at `now`): that attempt is the redelivery, and requeueing would send it a second time
+   * alongside. Returns whether it requeued (false also for a missing delivery).
+   */
   requeue(id: DeliveryId, now: Date): Promise<boolean>
 }
 

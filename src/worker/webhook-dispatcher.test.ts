@@ -90,6 +90,42 @@ describe('the webhook dispatcher loop', () => {
     await h.d.stop(1000)
   })
 
+  it('when a delivery is claimed again while its earlier attempt still runs (its lease ran out), then the earlier one ending leaves the later one counted', async () => {
+    const sends: { claim: ClaimedDelivery; resolve: (o: SendOutcome) => void }[] = []
+    const limits: number[] = []
+    let ring = (): void => undefined
+    let claims = 0
+    const d = startWebhookDispatcher({
+      async cycle(input) {
+        limits.push(input.share.limit)
+        // the same delivery, claimed twice under two leases
+        const claimed = claims < 2 ? [{ ...claimOf(0), leaseUntil: new Date(claims++) }] : []
+        return { recorded: input.finished.map((f) => ({ ...f, settled: false })), claimed }
+      },
+      send: (claim) => new Promise<SendOutcome>((resolve) => sends.push({ claim, resolve })),
+      subscribe: (listener) => {
+        ring = listener
+        return () => undefined
+      },
+      now: () => new Date(),
+      concurrency: 4,
+      merchantConcurrency: 4,
+      pollMs: 60_000,
+      log: quiet,
+    })
+    await tick()
+    ring()
+    await tick()
+    expect(sends).toHaveLength(2)
+    expect(limits).toEqual([4, 3])
+    // the first attempt ends: the second is still in flight, so 3 slots are free, not 4
+    sends[0]!.resolve({ kind: 'aborted', claim: sends[0]!.claim })
+    await tick()
+    expect(limits.at(-1)).toBe(3)
+    sends[1]!.resolve({ kind: 'aborted', claim: sends[1]!.claim })
+    await d.stop(0)
+  })
+
   it('when stopped during attempts, then they get the grace, are aborted after it, and their claims are given back', async () => {
     const h = harness(3, 8)
     await tick()

@@ -107,7 +107,9 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     const abort = new AbortController()
     // the slot is freed and the result queued together, so a cycle always has room to refill what it records
     const end = (queue: () => void): void => {
-      inFlight.delete(claim.id)
+      // this claim's own entry only: should the same delivery be claimed again meanwhile (its lease ran out), the
+      // entry of that attempt stays, so what is in flight is still counted
+      if (inFlight.get(claim.id)?.abort === abort) inFlight.delete(claim.id)
       queue()
       kick()
     }

@@ -5,6 +5,7 @@
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { rotateWebhookSecret } from '../../src/app/rotate-webhook-secret.js'
+import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { sleep, startReceiver, type Receiver, type ReceivedWebhook } from '../helpers/webhook-receiver.js'
 
@@ -323,6 +324,58 @@ describe('webhook delivery (API.md B6)', () => {
     const [hook] = await c.rx.waitFor(1, { timeoutMs: 500 })
     expect(hook!.json.type).toBe('invoice.expired')
     expect(hook!.json.data).toEqual(await info(c, id))
+  })
+
+  it('when a redelivery is asked while an attempt of it is under way, then that attempt is the redelivery: the webhook is not sent a second time beside it', async () => {
+    const c = await setup()
+    c.rx.respond = async () => {
+      await sleep(1000)
+      return 200
+    }
+    const id = await create(c)
+    await simulate(c, id, 'paid')
+    while (c.rx.received.length === 0) await sleep(5) // arrived; its answer takes 1 s
+    const [d] = await deliveriesOf(c, id)
+    expect(d).toMatchObject({ status: 'pending', attempts: [] })
+    const retried = await c.t.app.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${d!.id}/retry`, headers: { 'x-api-key': c.m.apiKey } })
+    expect(retried.statusCode, retried.body).toBe(202)
+    expect(retried.json()).toMatchObject({ id: d!.id, status: 'pending' })
+    await logUntil(c, id, (ds) => ds[0]?.status === 'succeeded')
+    await sleep(300)
+    // requeued under the running attempt, it went out again at once, alongside
+    expect(c.rx.maxConcurrent).toBe(1)
+    expect(c.rx.received).toHaveLength(1)
+  })
+
+  it('when the COMMIT that records an attempt answers with an error after all, then the attempt is recorded once and later webhooks still go out', async () => {
+    const c = await setup()
+    const store = c.t.rt.store as { transaction: Store['transaction'] }
+    const transaction = store.transaction.bind(c.t.rt.store)
+    let commitAnswersWithError = false
+    store.transaction = async (fn) => {
+      const out = await transaction(fn)
+      if (commitAnswersWithError) {
+        commitAnswersWithError = false
+        throw new StoreUnavailableError('simulated: the COMMIT was applied, its answer was lost')
+      }
+      return out
+    }
+    c.rx.respond = () => {
+      commitAnswersWithError = true // the next transaction is the cycle that records this attempt
+      return 200
+    }
+    const first = await create(c)
+    await simulate(c, first, 'paid')
+    await c.rx.waitFor(1)
+    c.rx.respond = () => 200
+    while (commitAnswersWithError) await sleep(5) // the recording cycle has run, and was told its COMMIT failed
+    const second = await create(c)
+    await simulate(c, second, 'paid')
+    // re-recording the same attempt failed on its id in every later cycle, and no cycle claimed anything again
+    const hooks = await c.rx.waitFor(2, { timeoutMs: 4000 })
+    expect(hooks[1]!.json.data['id']).toBe(second)
+    const [d] = await logUntil(c, first, (ds) => ds[0]?.status === 'succeeded')
+    expect(d!.attempts).toHaveLength(1)
   })
 
   describe('webhook secret rotation (API.md B6)', () => {

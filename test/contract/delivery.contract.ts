@@ -187,19 +187,36 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       expect(await store.deliveries.findById(d.id)).toMatchObject({ status: 'succeeded', attemptCount: 2, nextAttemptAt: null, attempts: [first, second] })
     })
 
-    it('when a claimed delivery is requeued (redelivery), then the running claim can no longer settle it and it is due at once', async () => {
+    it('when a redelivery is asked while an attempt is under way, then nothing changes and that attempt settles it; once its lease has run out (a dead dispatcher`s), it is requeued and the old claim can no longer settle it', async () => {
       const store = ctx.store()
       const m = await givenMerchant(store)
       const d = await givenDelivery(store, await givenInvoice(store, m.id))
       const [c] = await claim(store, at(MINUTE))
-      expect(await store.transaction((tx) => tx.deliveries.requeue(d.id, at(MINUTE)))).toBe(true)
-      expect(await settle(store, c!, 'failed')).toBe(false)
-      const [again] = await claim(store, at(MINUTE))
-      expect(again).toMatchObject({ id: d.id, attemptCount: 0 })
-      await settle(store, again!, 'failed')
+      // under way: requeued now, it was due at once and sent a second time beside the running attempt
+      expect(await store.transaction((tx) => tx.deliveries.requeue(d.id, at(MINUTE)))).toBe(false)
+      expect(await claim(store, at(MINUTE))).toEqual([])
+      expect(await settle(store, c!, 'failed')).toBe(true)
+      // settled: requeued, due at once with a new run of the schedule
       expect(await store.transaction((tx) => tx.deliveries.requeue(d.id, at(2 * MINUTE)))).toBe(true)
       expect(await store.deliveries.findById(d.id)).toMatchObject({ status: 'pending', attemptCount: 0, nextAttemptAt: at(2 * MINUTE) })
+      // a claim whose lease ran out (its dispatcher died) does not stop a redelivery, and cannot settle after it
+      const [stale] = await claim(store, at(2 * MINUTE))
+      const afterLease = new Date(stale!.leaseUntil.getTime())
+      expect(await store.transaction((tx) => tx.deliveries.requeue(d.id, afterLease))).toBe(true)
+      expect(await settle(store, stale!, 'failed')).toBe(false)
+      expect(await claim(store, afterLease)).toEqual([expect.objectContaining({ id: d.id, attemptCount: 0 })])
       expect(await store.transaction((tx) => tx.deliveries.requeue(randomUUID() as DeliveryId, T0))).toBe(false)
+    })
+
+    it('when an attempt is recorded twice (a COMMIT that succeeded but answered with an error is retried), then it is one attempt and no error', async () => {
+      const store = ctx.store()
+      const m = await givenMerchant(store)
+      const d = await givenDelivery(store, await givenInvoice(store, m.id))
+      const [id] = ascendingIds(1)
+      const attempt = { id: id!, at: at(MINUTE), statusCode: 200, latencyMs: 5, error: null }
+      await store.transaction((tx) => tx.deliveries.addAttempt(d.id, attempt))
+      await store.transaction((tx) => tx.deliveries.addAttempt(d.id, attempt))
+      expect((await store.deliveries.findById(d.id))?.attempts).toEqual([attempt])
     })
 
     it('when a claim is released (shutdown), then the delivery is due again at once with no attempt counted', async () => {

@@ -224,6 +224,8 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
       this.#db
         .insertInto('delivery_attempts')
         .values({ id: a.id, delivery_id: deliveryId, at: a.at.getTime(), status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error })
+        // recorded already: a COMMIT that succeeded but answered with an error is retried with the same attempt
+        .onConflict((oc) => oc.column('id').doNothing())
         .execute(),
     )
   }
@@ -273,6 +275,8 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
         .updateTable('deliveries')
         .set({ status: 'pending', attempt_count: 0, next_attempt_at: now.getTime(), lease_until: null, updated_at: now.getTime() })
         .where('id', '=', id)
+        // not while an attempt of it is under way (a live claim): requeued then, it was sent a second time at once
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now.getTime())]))
         .executeTakeFirst(),
     )
     return result.numUpdatedRows > 0n
