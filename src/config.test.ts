@@ -56,6 +56,9 @@ describe('loadConfig — defaults (API.md E)', () => {
   it('when NODE_ENV is unset, then the instance is not production', () => {
     expect(load({}).isProduction).toBe(false)
     expect(load({ NODE_ENV: 'production' }).isProduction).toBe(true)
+    // whatever its case: PRODUCTION printed a demo merchant's key on a fresh database
+    expect(load({ NODE_ENV: 'PRODUCTION' }).isProduction).toBe(true)
+    expect(load({ WEBHOOK_RETRY_SCHEDULE: '0,2592000' }).webhookRetrySchedule).toEqual([0, 2592000])
   })
 
   it('when PORT is set and PUBLIC_URL is not, then PUBLIC_URL follows the port', () => {
@@ -213,6 +216,12 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     ['WEBHOOK_RETRY_SCHEDULE', 'a,b'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,,5'],
     ['WEBHOOK_RETRY_SCHEDULE', '0,-5'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0,99999999999999'], // no retry time at all: the delivery stayed pending, never sent
+    ['WEBHOOK_RETRY_SCHEDULE', '0,2592001'],
+    ['PUBLIC_URL', 'https://pay.example/?'], // a bare ? or # went into every pay_url
+    ['PUBLIC_URL', 'https://pay.example#'],
+    ['SERVICE_FEES', 'card=1%,card=50%'], // the last one won, silently
+    ['SERVICE_LIMITS', 'card=1..10,card=1..20'],
     ['WEBHOOK_TIMEOUT', '0'],
     ['WEBHOOK_CONCURRENCY', '0'],
     ['WEBHOOK_MERCHANT_CONCURRENCY', '0'],

@@ -101,7 +101,8 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
     return def
   }
 
-  const nodeEnv = raw('NODE_ENV') ?? 'development'
+  // as node's own tooling reads it, whatever its case: `PRODUCTION` is production (no demo merchant, the warnings)
+  const nodeEnv = (raw('NODE_ENV') ?? 'development').toLowerCase()
   const port = int('PORT', 8080, 0, 65535)
   const host = raw('HOST') ?? '127.0.0.1'
   // an IP address or a host name (letters, digits, hyphens, dots); anything else fails at listen() with a DNS error
@@ -113,7 +114,8 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
   try {
     const u = new URL(publicUrl)
     if (u.protocol !== 'http:' && u.protocol !== 'https:') bad('PUBLIC_URL', 'must be an http(s) URL')
-    if (u.search !== '' || u.hash !== '') bad('PUBLIC_URL', 'must not have a query or fragment')
+    // the raw text: a bare `?` or `#` leaves URL's search and hash empty, and would end up inside every pay_url
+    if (/[?#]/.test(publicUrl)) bad('PUBLIC_URL', 'must not have a query or fragment')
     publicUrl = publicUrl.replace(/\/+$/, '')
   } catch {
     bad('PUBLIC_URL', `must be an absolute URL, got "${publicUrl}"`)
@@ -157,6 +159,9 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
   const webhookRetrySchedule = scheduleText.split(',').map((s) => s.trim())
   if (webhookRetrySchedule.length === 0 || webhookRetrySchedule.some((s) => !/^[0-9]+(\.[0-9]+)?$/.test(s))) {
     bad('WEBHOOK_RETRY_SCHEDULE', 'must be a comma-separated list of seconds, e.g. 0,5,300')
+  } else if (webhookRetrySchedule.some((s) => Number(s) > MAX_RETRY_DELAY_S)) {
+    // far larger ones made no retry time at all (an invalid date): the delivery stayed pending, never sent
+    bad('WEBHOOK_RETRY_SCHEDULE', `each delay must be at most ${MAX_RETRY_DELAY_S} seconds (30 days)`)
   }
 
   const webhookConcurrency = int('WEBHOOK_CONCURRENCY', 80, 1, 10_000)
@@ -219,6 +224,7 @@ function parseServices(text: string, currencies: readonly string[], bad: (n: str
 /** `SERVICE_LIMITS=card=1.00..1000000.00,sbp=10..600000`: per-service min..max in major units. */
 function applyServiceLimits(text: string | undefined, services: ServiceConfig[], bad: (n: string, m: string) => void): void {
   if (text === undefined) return
+  const seen = new Set<string>()
   for (const part of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
     const m = /^([a-z][a-z0-9_-]*)=([0-9.]+)\.\.([0-9.]+)$/.exec(part)
     const idx = m ? services.findIndex((s) => s.name === m[1]) : -1
@@ -227,6 +233,7 @@ function applyServiceLimits(text: string | undefined, services: ServiceConfig[],
       bad('SERVICE_LIMITS', `"${part}" must be <service>=<min>..<max> for a service in SERVICES, e.g. card=1.00..1000000.00`)
       continue
     }
+    if (listedTwice('SERVICE_LIMITS', svc.name, seen, bad)) continue
     const [min = '', max = ''] = [m[2], m[3]]
     if (Number(min) > Number(max)) bad('SERVICE_LIMITS', `${svc.name}: min exceeds max`)
     services[idx] = { ...svc, min, max }
@@ -310,6 +317,7 @@ function minorUnits(text: string, exponent: number, round: 'ceil' | 'floor'): bi
 /** `SERVICE_FEES=card=2.5%,sbp=0.4%+1.00`: percent and/or fixed fee per service (API.md E). */
 function applyServiceFees(text: string | undefined, services: ServiceConfig[], bad: (n: string, m: string) => void): void {
   if (text === undefined) return
+  const seen = new Set<string>()
   for (const part of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
     // <percent>% | <percent>%+<fixed> | <fixed>
     const m = /^([a-z][a-z0-9_-]*)=(?:([0-9]+(?:\.[0-9]+)?)%(?:\+([0-9]+(?:\.[0-9]+)?))?|([0-9]+(?:\.[0-9]+)?))$/.exec(part)
@@ -319,9 +327,23 @@ function applyServiceFees(text: string | undefined, services: ServiceConfig[], b
       bad('SERVICE_FEES', `"${part}" must be <service>=<percent>% and/or +<fixed> for a service in SERVICES, e.g. card=2.5% or sbp=0.4%+1.00`)
       continue
     }
+    if (listedTwice('SERVICE_FEES', svc.name, seen, bad)) continue
     services[idx] = { ...svc, fee: { percent: m[2] ?? '0', fixed: m[3] ?? m[4] ?? '0' } }
   }
 }
+
+/** A second entry for one service is refused, as in SERVICES: which of the two was meant is not guessed. */
+function listedTwice(name: string, service: string, seen: Set<string>, bad: (n: string, m: string) => void): boolean {
+  if (seen.has(service)) {
+    bad(name, `"${service}" is listed twice`)
+    return true
+  }
+  seen.add(service)
+  return false
+}
+
+/** The longest delay WEBHOOK_RETRY_SCHEDULE may give: 30 days. */
+const MAX_RETRY_DELAY_S = 2_592_000
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
