@@ -33,7 +33,8 @@ export function createApiKeyAuthenticator(
     const hash = deps.secrets.hashApiKey(apiKey)
     const now = deps.clock.now().getTime()
     let entry = cache.get(hash)
-    if (entry === undefined || now - entry.loadedAt >= ttlMs) {
+    // (a clock that stepped back since the entry was loaded says nothing of its age: it is loaded again)
+    if (entry === undefined || now - entry.loadedAt >= ttlMs || now < entry.loadedAt) {
       const found = await deps.store.apiKeys.findByHash(hash)
       if (found === undefined) {
         cache.delete(hash)

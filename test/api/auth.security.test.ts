@@ -71,6 +71,19 @@ describe('API keys (API.md B1)', () => {
     await t2.close()
   })
 
+  it('when the clock steps back after a key was cached, then a revocation still takes effect within the cache lifetime', async () => {
+    const t2 = await buildTestApp({ KEY_CACHE_TTL: '2' })
+    const m2 = await t2.merchant()
+    const req = () => t2.app.inject({ url: '/api/v1/invoices', headers: { 'x-api-key': m2.apiKey } })
+    expect((await req()).statusCode).toBe(200)
+    t2.clock.advance(-3600) // NTP correcting a clock that ran an hour fast
+    await revokeApiKey(t2.rt.deps, m2.apiKeyId)
+    t2.clock.advance(2)
+    // the entry looked 3,598 s younger than it was: accepted for another hour
+    expect((await req()).json().code).toBe('invalid_api_key')
+    await t2.close()
+  })
+
   it('when the database holds keys, then only their SHA-256 hashes are stored', async () => {
     const found = await t.rt.store.apiKeys.listByMerchant(m.id as never)
     expect(found).toHaveLength(1)

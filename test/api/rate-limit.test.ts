@@ -50,6 +50,14 @@ describe('limits (API.md B8)', () => {
     expect((await list(m.apiKey, '10.9.9.9')).statusCode).toBe(200)
   })
 
+  it('when the clock steps back while an address is blocked, then the block still ends a minute later, not a minute plus the step', async () => {
+    for (let i = 0; i < 3; i += 1) expect((await list('mk_' + 'x'.repeat(43), '10.9.9.8')).statusCode).toBe(401)
+    expect((await list(m.apiKey, '10.9.9.8')).statusCode).toBe(429)
+    t.clock.advance(-3600) // NTP correcting a clock that ran an hour fast
+    t.clock.advance(60)
+    expect((await list(m.apiKey, '10.9.9.8')).statusCode).toBe(200)
+  })
+
   it('when the key is missing, then the failure counts toward the address limit', async () => {
     for (let i = 0; i < 3; i += 1) expect((await list(null, '10.8.8.8')).statusCode).toBe(401)
     expect((await list(m.apiKey, '10.8.8.8')).statusCode).toBe(429)

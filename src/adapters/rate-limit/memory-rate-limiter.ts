@@ -54,7 +54,8 @@ export function createMemoryRateLimiter(opts: RateLimitOptions): RateLimiter {
   const failures = new RecentlyUsed<{ count: number; windowStart: number }>(max)
   const windowOf = (address: string, now: number) => {
     const w = failures.get(address)
-    return w === undefined || now - w.windowStart >= MINUTE ? { count: 0, windowStart: now } : w
+    // a clock that stepped back starts a new window rather than stretching this one by the step
+    return w === undefined || now - w.windowStart >= MINUTE || now < w.windowStart ? { count: 0, windowStart: now } : w
   }
   /** The address's window as a decision: refused once `count` failures reach the limit. */
   const addressDecision = (count: number, windowStart: number, now: number): LimitDecision => {
