@@ -1,4 +1,5 @@
 /** The Store contract on SQLite (in memory and in a WAL file), and how SQLite reports an unavailable database. */
+import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -62,6 +63,31 @@ describe('SQLite store', () => {
     await older.transaction((tx) => tx.merchants.insert(m))
     expect(await older.merchants.findById(m.id)).toEqual(m)
     await older.close()
+  })
+
+  it('when several processes migrate a fresh file at once, then every one succeeds and each migration is applied once', { timeout: 60_000 }, async () => {
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'invoice-service.js')
+    const migrate = (path: string) =>
+      new Promise<{ code: number | null; err: string }>((resolve) => {
+        const child = spawn(process.execPath, [bin, 'migrate'], { env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: `sqlite:${path}` } })
+        let err = ''
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+        child.on('exit', (code) => resolve({ code, err }))
+      })
+    for (let round = 0; round < 5; round += 1) {
+      const path = freshFile()
+      // each statement committed alone, these failed with "table merchants already exists" most rounds
+      const runs = await Promise.all(Array.from({ length: 8 }, () => migrate(path)))
+      for (const r of runs) expect(r, r.err).toMatchObject({ code: 0 })
+      const db = new BetterSqlite3(path, { readonly: true })
+      try {
+        const names = (db.prepare('select name from kysely_migration').all() as { name: string }[]).map((r) => r.name)
+        expect(names.length).toBeGreaterThanOrEqual(3)
+        expect(new Set(names).size).toBe(names.length)
+      } finally {
+        db.close()
+      }
+    }
   })
 
   it('when another process holds the write lock past busy_timeout, then a write rejects with StoreUnavailableError', async () => {

@@ -82,10 +82,23 @@ export class BetterSqliteDialect implements Dialect {
     return new SqliteQueryCompiler()
   }
   createAdapter(): DialectAdapter {
-    return new SqliteAdapter()
+    return new TransactionalDdlSqliteAdapter()
   }
   createIntrospector(db: Kysely<any>): DatabaseIntrospector {
     return new SqliteIntrospector(db)
+  }
+}
+
+/**
+ * SQLite's adapter with migrations in one transaction: SQLite's DDL is transactional, and this driver's transactions
+ * take the write lock at their BEGIN IMMEDIATE, so what is applied is read and migrated under that lock. Kysely's
+ * own adapter ran each statement committed alone and took no lock: a `migrate` killed halfway left tables without
+ * their migration recorded ("table merchants already exists" at every later start), and processes migrating a
+ * fresh file at once failed the same way.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true
   }
 }
 
