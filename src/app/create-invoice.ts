@@ -63,7 +63,7 @@ export async function createInvoice(
   }
 
   // A new order_id, the common case, is one insert: where the store commits it by itself more cheaply than a
-  // transaction (PostgreSQL), it goes alone. So does a repeat of a create, which writes nothing: the live invoice
+  // transaction (PostgreSQL: one round trip; SQLite: into the group commit without a savepoint), it goes alone. So does a repeat of a create, which writes nothing: the live invoice
   // answers it (or refuses it), read as committed. The transaction below runs only when the holder has to be expired
   // first, or left the live set between the two statements.
   const insertAlone = deps.store.insertInvoice

@@ -172,8 +172,8 @@ export interface Store {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
   /**
    * `InvoiceRepo.insert` as a transaction of its own, run as the one statement it is: durable once it resolves
-   * 'inserted'. Only where that is cheaper than `transaction` (PostgreSQL: one round trip, not BEGIN, INSERT,
-   * COMMIT); absent where a transaction is the cheap way to commit (SQLite's group commit).
+   * 'inserted'. Only where that is cheaper than `transaction`: PostgreSQL (one round trip, not BEGIN, INSERT,
+   * COMMIT) and SQLite (the statement joins the open group-commit batch without a savepoint).
    */
   readonly insertInvoice?: (inv: Invoice) => Promise<'inserted' | 'live_order_exists'>
   readonly invoices: InvoiceReader

@@ -42,9 +42,73 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
     outside.close()
   })
 
-  it('when invoices are created, then they take the group commit: the store offers no insert outside a transaction', () => {
-    // create-invoice inserts alone where the store has insertInvoice (PostgreSQL); here that would commit each alone
-    expect(store.insertInvoice).toBeUndefined()
+  it('when invoices are inserted alone in one turn, then they join the batch: all commit, each acknowledged only after its data is durable', async () => {
+    // create-invoice inserts a new invoice with insertInvoice where the store has it: here it must take the group
+    // commit (no savepoint, no transaction of its own), not commit each insert alone
+    const insertAlone = store.insertInvoice
+    if (insertAlone === undefined) throw new Error('the SQLite store inserts new invoices into the open batch')
+    const merchant = merchantFixture()
+    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const invoices = Array.from({ length: 50 }, () => invoiceFixture(merchant.id))
+    const outside = new BetterSqlite3(path, { readonly: true })
+    const count = () => (outside.prepare('select count(*) as n from invoices').get() as { n: number }).n
+    const seenAtAck: number[] = []
+    // a transaction in the same turn shares the batch too
+    const inTx = invoiceFixture(merchant.id)
+    const results = await Promise.all([
+      ...invoices.map((inv) =>
+        insertAlone(inv).then((r) => {
+          seenAtAck.push(count())
+          return r
+        }),
+      ),
+      store.transaction((tx) => tx.invoices.insert(inTx)).then((r) => {
+        seenAtAck.push(count())
+        return r
+      }),
+    ])
+    expect(results.every((r) => r === 'inserted')).toBe(true)
+    expect(seenAtAck).toEqual(Array.from({ length: 51 }, () => 51))
+    outside.close()
+  })
+
+  it('when an insert alone meets a live holder of its order_id or a constraint, then only it is refused and the rest of its batch commits', async () => {
+    const insertAlone = store.insertInvoice
+    if (insertAlone === undefined) throw new Error('the SQLite store inserts new invoices into the open batch')
+    const merchant = merchantFixture()
+    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const holder = invoiceFixture(merchant.id)
+    const good = invoiceFixture(merchant.id)
+    const [first, rival, duplicateId, other] = await Promise.allSettled([
+      insertAlone(holder),
+      // the same order_id in the same batch: the partial unique index decides, as inside a transaction
+      insertAlone(invoiceFixture(merchant.id, { orderId: holder.orderId })),
+      insertAlone({ ...holder, orderId: 'another order' }), // the same id: a constraint error, thrown
+      insertAlone(good),
+    ])
+    expect(first).toEqual({ status: 'fulfilled', value: 'inserted' })
+    expect(rival).toEqual({ status: 'fulfilled', value: 'live_order_exists' })
+    expect(duplicateId.status).toBe('rejected')
+    expect(other).toEqual({ status: 'fulfilled', value: 'inserted' })
+    expect(await store.invoices.findById(holder.id)).toEqual(holder)
+    expect(await store.invoices.findById(good.id)).toEqual(good)
+    expect((await store.invoices.list({ merchantId: merchant.id, limit: 10, now: new Date() })).length).toBe(2)
+  })
+
+  it('when an insert alone has not been acknowledged yet, then reads outside it do not see it', async () => {
+    const insertAlone = store.insertInvoice
+    if (insertAlone === undefined) throw new Error('the SQLite store inserts new invoices into the open batch')
+    const merchant = merchantFixture()
+    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const invoice = invoiceFixture(merchant.id)
+    let acknowledged = false
+    const pending = insertAlone(invoice).then(() => (acknowledged = true))
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(acknowledged).toBe(false)
+    expect(await store.invoices.findById(invoice.id)).toBeUndefined()
+    await pending
+    expect(await store.invoices.findById(invoice.id)).toEqual(invoice)
   })
 
   it('when a write has not been acknowledged yet, then reads outside it do not see it', async () => {

@@ -181,7 +181,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
             .values(Object.fromEntries(INVOICE_COLUMNS.map((k, i) => [k, values[i]])) as unknown as InvoiceRow)
             .onConflict((oc) => oc.columns(['merchant_id', 'order_id']).where(LIVE_ORDER_PREDICATE).doNothing()),
         INVOICE_COLUMNS.map((k) => row[k]),
-        this.#fast.prepared,
+        this.#fast,
       ),
     )
     return (result.numAffectedRows ?? 0n) > 0n ? 'inserted' : 'live_order_exists'

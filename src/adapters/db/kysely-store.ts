@@ -9,7 +9,7 @@ import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from '.
 import { KyselyDeliveryRepo } from './delivery-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './invoice-repo.js'
 import { appliedMigrations, migrationProvider } from './migrations/index.js'
-import { QueryCache, type DirectRead, type FastPaths, type PreparedQuery } from './query-cache.js'
+import { QueryCache, type BatchedWrite, type DirectRead, type FastPaths, type PreparedQuery } from './query-cache.js'
 import type { Database, SqlDialect } from './schema.js'
 import { createGuard, translateUnavailable, type Guard } from './unavailable.js'
 
@@ -25,12 +25,14 @@ export interface KyselyStoreOptions {
   readonly directRead?: DirectRead
   /** Named prepared statements for the same lookups and for `insertInvoice`, where the adapter has them (PostgreSQL). */
   readonly preparedQuery?: PreparedQuery
+  /** `insertInvoice` run in the adapter's group commit, where it has one (SQLite). */
+  readonly batchedWrite?: BatchedWrite
   /** Lookups by id or by order_id made in one pass of the event loop as one query, where each is a round trip (PostgreSQL). */
   readonly batchedReads?: boolean
   /**
-   * True where a statement outside a transaction commits by itself at the cost of one round trip (PostgreSQL):
-   * the store then has `insertInvoice`. Unset where transactions are the cheap way to commit (SQLite: they share
-   * one COMMIT, a statement outside them commits alone).
+   * True where the insert of a new invoice is cheaper as a statement of its own than as a transaction: the store
+   * then has `insertInvoice`. PostgreSQL: the statement commits by itself in one round trip (not BEGIN, INSERT,
+   * COMMIT). SQLite: with `batchedWrite` it joins the open group-commit batch without a savepoint.
    */
   readonly standaloneInserts?: boolean
 }
@@ -54,6 +56,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
   const top = repos(db, guard, opts.dialect, cache, {
     direct: opts.directRead,
     prepared: opts.preparedQuery,
+    batchedWrite: opts.batchedWrite,
     batched: opts.batchedReads,
   })
   return {

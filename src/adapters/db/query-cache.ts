@@ -15,10 +15,18 @@ export type DirectRead = (query: CompiledQuery) => QueryResult<unknown> | undefi
  */
 export type PreparedQuery = (name: string, query: CompiledQuery) => Promise<QueryResult<unknown>>
 
+/**
+ * A write outside transactions that the adapter commits with others (SQLite: in the open group-commit batch, without
+ * a savepoint or Kysely's transaction around it), resolved once that commit is durable.
+ */
+export type BatchedWrite = (query: CompiledQuery) => Promise<QueryResult<unknown>>
+
 /** How the adapter can run a hot statement outside transactions faster than Kysely's executor, if it can. */
 export interface FastPaths {
   readonly direct?: DirectRead | undefined
   readonly prepared?: PreparedQuery | undefined
+  /** For the insert of a new invoice (Store.insertInvoice), where the adapter has it. */
+  readonly batchedWrite?: BatchedWrite | undefined
   /**
    * True where each lookup is a round trip of its own (PostgreSQL): the lookups by id, and those by order_id, made
    * during one pass of the event loop are answered by one query for all of them (batched-lookup.ts).
@@ -70,16 +78,20 @@ export class QueryCache {
     return guard(db.executeQuery<R>(query)).then((r) => map(r.rows))
   }
 
-  /** Runs the statement `name` with `args`: as a named prepared statement where the adapter has them. */
+  /**
+   * Runs the write `name` with `args`: as a named prepared statement, or in the adapter's group commit, where the
+   * adapter has them.
+   */
   run<R>(
     db: Kysely<Database>,
     name: string,
     build: (...args: never[]) => Compilable<R>,
     args: readonly unknown[],
-    prepared?: PreparedQuery,
+    fast: Pick<FastPaths, 'prepared' | 'batchedWrite'> = {},
   ): Promise<QueryResult<R>> {
     const query = this.#query(name, build, args)
-    if (prepared !== undefined) return prepared(name, query) as Promise<QueryResult<R>>
+    if (fast.prepared !== undefined) return fast.prepared(name, query) as Promise<QueryResult<R>>
+    if (fast.batchedWrite !== undefined) return fast.batchedWrite(query) as Promise<QueryResult<R>>
     return db.executeQuery<R>(query)
   }
 

@@ -64,16 +64,22 @@ export class BetterSqliteDialect implements Dialect {
     return this.#driver
   }
 
-  /**
-   * Readiness of the write path: resolves when the write lock can be taken now (waiting at most `maxWaitMs`), or
-   * is held by this process's own open batch; rejects with SQLite's error otherwise. A read-only `select 1`
-   * cannot tell: in WAL mode reads go on while another process holds the write lock and every write fails.
-   */
   /** The driver's `readNow` (a read answered at once on the read-only connection), once Kysely has made it. */
   readNow(compiled: CompiledQuery): QueryResult<unknown> | undefined {
     return this.#driver?.readNow(compiled)
   }
 
+  /** The driver's `writeInBatch` (one statement in the open group-commit batch), once Kysely has made it. */
+  writeInBatch(compiled: CompiledQuery): Promise<QueryResult<unknown>> {
+    if (this.#driver === undefined) return Promise.reject(new Error('The database connection is not open'))
+    return this.#driver.writeInBatch(compiled)
+  }
+
+  /**
+   * Readiness of the write path: resolves when the write lock can be taken now (waiting at most `maxWaitMs`), or
+   * is held by this process's own open batch; rejects with SQLite's error otherwise. A read-only `select 1`
+   * cannot tell: in WAL mode reads go on while another process holds the write lock and every write fails.
+   */
   probeWrite(maxWaitMs: number): Promise<void> {
     if (this.#driver === undefined) return Promise.reject(new Error('The database connection is not open'))
     return this.#driver.probeWrite(maxWaitMs)
@@ -191,20 +197,24 @@ class GroupCommitDriver implements Driver {
     return new Handle(this)
   }
 
+  /** Opens the batch if none is open (BEGIN IMMEDIATE, waiting for the lock on timers); call holding the turn. */
+  async #joinBatch(): Promise<void> {
+    if (this.#writer.db.inTransaction) return
+    // holding the turn while waiting: the transactions queued behind this one would wait for the same lock
+    this.#lockWaitSince = performance.now()
+    try {
+      await this.#writeLock.run(() => this.#writer.run(CompiledQuery.raw('begin immediate')))
+    } finally {
+      this.#lockWaitSince = undefined
+    }
+    this.#scheduleFlush()
+  }
+
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const handle = connection as Handle
     await this.#mutex.lock()
     try {
-      if (!this.#writer.db.inTransaction) {
-        // holding the turn while waiting: the transactions queued behind this one would wait for the same lock
-        this.#lockWaitSince = performance.now()
-        try {
-          await this.#writeLock.run(() => this.#writer.run(CompiledQuery.raw('begin immediate')))
-        } finally {
-          this.#lockWaitSince = undefined
-        }
-        this.#scheduleFlush()
-      }
+      await this.#joinBatch()
       this.#writer.run(CompiledQuery.raw('savepoint request'))
       handle.inTransaction = true
     } catch (err) {
@@ -229,6 +239,32 @@ class GroupCommitDriver implements Driver {
     }
     // Acknowledged only once the shared COMMIT is durable.
     await new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }))
+  }
+
+  /**
+   * One statement outside any transaction, run in the open batch and acknowledged with its COMMIT, like a
+   * transaction of its own but without a savepoint or Kysely's transaction around it (the insert of a new invoice:
+   * Store.insertInvoice). A statement that fails is undone by SQLite alone, leaving the batch as it was; one that
+   * made SQLite roll the whole batch back (SQLITE_FULL, IOERR…) fails the batch's other members too, as in
+   * `rollbackTransaction`.
+   */
+  async writeInBatch<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    await this.#mutex.lock()
+    let result: QueryResult<R>
+    try {
+      await this.#joinBatch()
+      try {
+        result = this.#writer.run<R>(compiled)
+      } catch (err) {
+        if (!this.#writer.db.inTransaction) this.#abortBatch(err)
+        throw err
+      }
+    } finally {
+      this.#mutex.unlock()
+    }
+    // Acknowledged only once the shared COMMIT is durable.
+    await new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }))
+    return result
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
