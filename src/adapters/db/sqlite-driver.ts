@@ -7,6 +7,7 @@
  *   writes near 2.4k/s. Here the transactions that arrive in one event-loop turn share ONE SQLite transaction:
  *   each runs inside its own SAVEPOINT (a failing one is rolled back alone), and none is acknowledged — its
  *   `commitTransaction` does not resolve — until the shared COMMIT has returned. One fsync covers the batch.
+ *   A single statement (a new invoice's insert) joins the batch without a savepoint (`writeInBatch`).
  *
  * Reads outside transactions go to a second, read-only connection when the database is a file: in WAL mode it
  * sees only committed data, so nobody reads a write that has not been made durable yet, and reads never wait
