@@ -115,6 +115,40 @@ describe('a request that does not arrive in full (slow-loris on the body)', () =
     expect(answer).toContain('application/problem+json')
   })
 
+  it('when a request is answered before its body arrived (no API key) and the body then stalls, then the connection closes at the timeout without a second answer', async () => {
+    const { ms, answer } = await new Promise<{ ms: number; answer: string }>((resolve, reject) => {
+      const started = Date.now()
+      const socket = connect(slowPort, '127.0.0.1')
+      let text = ''
+      socket.on('data', (c) => (text += c.toString('utf8')))
+      socket.on('error', reject)
+      socket.on('close', () => resolve({ ms: Date.now() - started, answer: text }))
+      // 100 bytes promised, 5 sent: the key check answers 401 at once, before the body is read
+      socket.write(`POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`)
+    })
+    // one answer, to the one request sent: a 408 after it would be read as the answer to the client's next request
+    expect([...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((x) => x[1])).toEqual(['401'])
+    expect(answer).toContain('"code":"missing_api_key"')
+    expect(ms).toBeGreaterThanOrEqual(900)
+    expect(ms).toBeLessThan(5000)
+  })
+
+  it('when a request is answered before its body arrived and the body then comes in full, then the connection serves the next request', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(slowPort, '127.0.0.1')
+      let text = ''
+      socket.on('data', (c) => {
+        text += c.toString('utf8')
+        if ((text.match(/HTTP\/1\.1 /g) ?? []).length === 2 && text.endsWith('}')) socket.end()
+      })
+      socket.on('error', reject)
+      socket.on('close', () => resolve(text))
+      socket.write(`POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"a":`)
+      setTimeout(() => socket.write(`"bc"}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`), 300)
+    })
+    expect([...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((x) => x[1])).toEqual(['401', '200'])
+  })
+
   it('when the service runs with its own settings, then a request has 30 s to arrive in full', () => {
     expect(t.app.server.requestTimeout).toBe(30_000)
   })

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES, type ServerResponse } from 'node:http'
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../../domain/errors.js'
@@ -33,7 +33,16 @@ export function problemOf(code: ErrorCode, detail: string, errors?: readonly Fie
   return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, code, detail, ...(errors && { errors }) }
 }
 
+/**
+ * Requests answered before their body arrived in full (a missing key is refused before the body is read): node then
+ * reads and drops the rest of the body so the connection can carry the next request. If the rest never comes, the
+ * request timeout must close the connection without answering that request a second time (`clientErrors`).
+ */
+const answeredBeforeTheirBody = new WeakSet<IncomingMessage>()
+
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  const raw = reply.request.raw
+  if (!raw.complete) answeredBeforeTheirBody.add(raw)
   return reply.code(problem.status).type('application/problem+json').send(problem)
 }
 
@@ -83,6 +92,13 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
  */
 export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
+  // The request whose body did not come in time was answered already (before its body): a second answer would be
+  // read by the client as the answer to its next request. Only the connection is closed.
+  const incoming = (socket as Duplex & { parser?: { incoming?: IncomingMessage | null } | null }).parser?.incoming
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && incoming != null && answeredBeforeTheirBody.has(incoming)) {
+    socket.destroy()
+    return
+  }
   const id = randomUUID()
   const [status, problem] =
     err.code === 'HPE_HEADER_OVERFLOW'
