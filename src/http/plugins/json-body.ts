@@ -26,8 +26,12 @@ export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNum
     route.preParsing = [...[route.preParsing ?? []].flat(), emptyBodyIsNoBody]
   })
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, raw: Buffer, done) => {
-    if (raw.length === 0) return done(new AppError('invalid_json', 'the body is empty; send a JSON object'), undefined)
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
+    if (raw.length === 0) {
+      // a chunked body that turned out empty, on a route that takes none (see emptyBodyIsNoBody): no body
+      if (request.routeOptions.schema?.body === undefined) return done(null, undefined)
+      return done(new AppError('invalid_json', 'the body is empty; send a JSON object'), undefined)
+    }
     if (!isUtf8(raw)) return done(new AppError('invalid_json', 'the body is not valid UTF-8'), undefined)
     const utf8 = raw.toString('utf8')
     const text = utf8.charCodeAt(0) === 0xfeff ? utf8.slice(1) : utf8 // a byte order mark, as Fastify's parser allows
@@ -56,10 +60,14 @@ export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNum
 
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
 
-/** preParsing: an empty body (`Content-Length: 0`) carries no content type, so Fastify parses nothing. */
+/**
+ * preParsing: an empty body carries no content type, so Fastify parses nothing. Empty is `Content-Length: 0`, or
+ * neither Content-Length nor Transfer-Encoding (RFC 9112 §6.3: such a request has no body; PHP's curl sends a
+ * bodiless POST so). A chunked body is empty only once read: the JSON parser takes an empty one as none too.
+ */
 function emptyBodyIsNoBody(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (err: null, payload: RequestPayload) => void): void {
   const h = request.headers
-  if (h['content-length'] === '0' && h['transfer-encoding'] === undefined) delete h['content-type']
+  if (h['transfer-encoding'] === undefined && (h['content-length'] === '0' || h['content-length'] === undefined)) delete h['content-type']
   done(null, payload)
 }
 
