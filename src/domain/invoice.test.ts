@@ -93,16 +93,25 @@ describe('transition: every from → to pair (API.md B5)', () => {
     expect(rest).toEqual(restBefore)
   })
 
-  it('when the clock reads earlier than the last change (an instance whose clock lags), then updatedAt still moves on by 1 ms', () => {
-    const before = invoice('hold', { updatedAt: BEFORE_EXPIRY })
+  it('when the clock reads earlier than the last change (a lagging clock, or a hold that won a race), then updatedAt moves on by 1 ms and paid_at and the event time are not before the change', () => {
+    const before = invoice('hold', { updatedAt: BEFORE_EXPIRY, heldAt: BEFORE_EXPIRY })
     const lagging = new Date(BEFORE_EXPIRY.getTime() - 10_000)
     const r = transition(before, { to: 'paid', now: lagging, eventId: EVENT_ID })
     expect(r.ok).toBe(true)
     if (!r.ok) return
     expect(r.invoice.updatedAt).toEqual(new Date(BEFORE_EXPIRY.getTime() + 1))
-    // the times the merchant sees stay the clock's
-    expect(r.invoice.paidAt).toEqual(lagging)
-    expect(r.event.createdAt).toEqual(lagging)
+    // never before the hold it follows: paid_at before held_at, or an invoice.paid timestamped before invoice.hold,
+    // would tell the merchant the wrong order
+    expect(r.invoice.paidAt).toEqual(BEFORE_EXPIRY)
+    expect(r.invoice.heldAt).toEqual(BEFORE_EXPIRY)
+    expect(r.event.createdAt).toEqual(BEFORE_EXPIRY)
+  })
+
+  it('when the clock reads later than the last change, then every time of the change is the clock reading', () => {
+    const before = invoice('pending', { updatedAt: CREATED })
+    const now = new Date(CREATED.getTime() + 5_000)
+    const r = transition(before, { to: 'hold', now, eventId: EVENT_ID })
+    expect(r.ok && [r.invoice.updatedAt, r.invoice.heldAt, r.event.createdAt]).toEqual([now, now, now])
   })
 
   it.each(STATUSES)('when canTransition is asked whether a %s invoice can become pending, then no', (from) => {

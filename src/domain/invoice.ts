@@ -98,14 +98,20 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
       : from !== 'expired' && canTransition(from, input.to)
   if (!allowed) return { ok: false, code: 'invalid_transition', from }
   const to = input.to
+  // The clock may read earlier than the previous change: an instance whose clock lags the one that made it, or a
+  // transition decided on a reading taken before a racing one committed (apply-transition.ts reads the clock once,
+  // then retries). updatedAt is later than the previous change all the same: the webhook order key is this time
+  // (record-event.ts), and it must grow with every change. The times the merchant sees — paid_at, held_at, the
+  // event's — are the clock's, but never before the previous change (a paid_at earlier than held_at, an
+  // invoice.paid timestamped before its invoice.hold, would tell the wrong order).
+  const prev = inv.updatedAt.getTime()
+  const seen = input.now.getTime() >= prev ? input.now : inv.updatedAt
   const invoice: Invoice = {
     ...inv,
     status: to,
-    // Later than the previous change even when this clock reads earlier (an instance whose clock lags the one that
-    // made that change): the webhook order key is this time (record-event.ts), and it must grow with every change.
-    updatedAt: new Date(Math.max(input.now.getTime(), inv.updatedAt.getTime() + 1)),
-    paidAt: to === 'paid' ? input.now : inv.paidAt,
-    heldAt: to === 'hold' ? input.now : inv.heldAt,
+    updatedAt: new Date(Math.max(input.now.getTime(), prev + 1)),
+    paidAt: to === 'paid' ? seen : inv.paidAt,
+    heldAt: to === 'hold' ? seen : inv.heldAt,
     credited: to === 'paid' ? (input.credited ?? inv.amount) : inv.credited,
   }
   const event: InvoiceEvent = {
@@ -113,7 +119,7 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
     invoiceId: inv.id,
     merchantId: inv.merchantId,
     type: `invoice.${to}`,
-    createdAt: input.now,
+    createdAt: seen,
   }
   return { ok: true, invoice, event }
 }
