@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openSqliteStore } from '../../src/adapters/db/sqlite.js'
-import type { Store } from '../../src/ports/store.js'
+import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
 import { invoiceFixture, merchantFixture } from './fixtures.js'
 
 describe('SQLite group commit (the writes of one event-loop turn share one durable COMMIT)', () => {
@@ -141,6 +141,36 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected'])
     expect(await store.invoices.findById(good.id)).toMatchObject({ orderId: good.orderId })
     expect(await store.invoices.findById(bad.id)).toBeUndefined()
+  })
+
+  it('when SQLite rolls the whole batch back after one member\'s statement, then the other members fail as unavailable (503, not 500) and none is committed', async () => {
+    const insertAlone = store.insertInvoice
+    if (insertAlone === undefined) throw new Error('the SQLite store inserts new invoices into the open batch')
+    const merchant = merchantFixture()
+    await store.transaction((tx) => tx.merchants.insert(merchant))
+    // A trigger stands in for a statement after which SQLite rolls the whole transaction back itself (SQLITE_FULL,
+    // IOERR or NOMEM in the middle of a statement: a disk that fills while a large batch spills to the WAL).
+    const outside = new BetterSqlite3(path)
+    outside.exec(`create trigger roll_back_all before insert on invoices when new.order_id = 'roll back' begin select raise(rollback, 'rolled back'); end`)
+    outside.close()
+    const alone = invoiceFixture(merchant.id)
+    const inTx = invoiceFixture(merchant.id)
+    const [first, second, culprit] = await Promise.allSettled([
+      insertAlone(alone),
+      store.transaction((tx) => tx.invoices.insert(inTx)),
+      store.transaction((tx) => tx.invoices.insert(invoiceFixture(merchant.id, { orderId: 'roll back' }))),
+    ])
+    for (const member of [first, second]) {
+      expect(member.status).toBe('rejected')
+      expect(member.status === 'rejected' && member.reason).toBeInstanceOf(StoreUnavailableError)
+    }
+    expect(culprit.status).toBe('rejected')
+    expect(await store.invoices.findById(alone.id)).toBeUndefined()
+    expect(await store.invoices.findById(inTx.id)).toBeUndefined()
+    // the next batch works
+    const later = invoiceFixture(merchant.id)
+    expect(await insertAlone(later)).toBe('inserted')
+    expect(await store.invoices.findById(later.id)).toEqual(later)
   })
 
   it('when the store closes with a batch open, then the batch is committed first', async () => {

@@ -19,6 +19,7 @@
  * (sqlite-lock-wait.ts), never inside a synchronous call that would freeze the event loop.
  */
 import type BetterSqlite3 from 'better-sqlite3'
+import { StoreUnavailableError } from '../../ports/store.js'
 import { LockWait, Mutex, isSqliteBusy } from './sqlite-lock-wait.js'
 import {
   CompiledQuery,
@@ -107,6 +108,17 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
     return true
   }
+}
+
+/**
+ * What the members of a batch that SQLite did not commit are answered: their own statements went through, the batch
+ * was lost (a COMMIT that failed, or a statement of another member after which SQLite rolled the whole transaction
+ * back: SQLITE_FULL, IOERR, NOMEM mid-statement). Unavailable (503, retry), whatever the cause's own code: the
+ * cause may be another member's error that says nothing about theirs.
+ */
+function batchLost(cause: unknown): StoreUnavailableError {
+  const why = cause instanceof Error ? `: ${cause.message}` : ''
+  return new StoreUnavailableError(`the batch transaction was rolled back by SQLite${why}`, { cause })
 }
 
 /** A prepared statement and, for one that returns rows, the function that turns its raw rows into objects. */
@@ -228,7 +240,7 @@ class GroupCommitDriver implements Driver {
     const handle = connection as Handle
     const db = this.#writer.db
     try {
-      if (!db.inTransaction) throw new Error('the batch transaction was rolled back by SQLite')
+      if (!db.inTransaction) throw batchLost(undefined)
       this.#writer.run(CompiledQuery.raw('release request'))
     } catch (err) {
       this.#abortBatch(err)
@@ -275,11 +287,16 @@ class GroupCommitDriver implements Driver {
     try {
       const db = this.#writer.db
       if (db.open && db.inTransaction) {
-        this.#writer.run(CompiledQuery.raw('rollback to request'))
-        this.#writer.run(CompiledQuery.raw('release request'))
+        try {
+          this.#writer.run(CompiledQuery.raw('rollback to request'))
+          this.#writer.run(CompiledQuery.raw('release request'))
+        } catch (err) {
+          // the savepoint could not be undone: its writes must not ride along with the batch's COMMIT
+          this.#abortBatch(err)
+        }
       } else {
         // SQLite rolled the whole batch back itself (SQLITE_FULL, IOERR, BUSY…): earlier members are lost too.
-        this.#abortBatch(new Error('the batch transaction was rolled back by SQLite'))
+        this.#abortBatch(undefined)
       }
     } finally {
       this.#mutex.unlock()
@@ -416,7 +433,7 @@ class GroupCommitDriver implements Driver {
     const waiting = this.#waiting
     this.#waiting = []
     if (!db.open || !db.inTransaction) {
-      for (const w of waiting) w.reject(new Error('the batch transaction was rolled back by SQLite'))
+      for (const w of waiting) w.reject(batchLost(undefined))
       return
     }
     // before the COMMIT, not after: from its return on, readNow must see the batch (and the COMMIT's checkpoint
@@ -425,20 +442,33 @@ class GroupCommitDriver implements Driver {
     try {
       this.#writer.run(COMMIT)
     } catch (err) {
-      if (db.inTransaction) this.#writer.run(ROLLBACK)
-      for (const w of waiting) w.reject(err)
+      this.#rollBackBatch()
+      for (const w of waiting) w.reject(batchLost(err))
       return
     }
     for (const w of waiting) w.resolve()
   }
 
   /** The batch is lost: fail everyone who was waiting for it and close what is left of it. */
-  #abortBatch(err: unknown): void {
+  #abortBatch(cause: unknown): void {
     const waiting = this.#waiting
     this.#waiting = []
-    for (const w of waiting) w.reject(err)
+    for (const w of waiting) w.reject(batchLost(cause))
+    this.#rollBackBatch()
+  }
+
+  /**
+   * Rolls back what is left of the batch, if anything. Never throws: its callers have members to answer, and the
+   * COMMIT's caller is a timer (an error escaping there would end the process). SQLite refuses a ROLLBACK only while
+   * a statement of the connection is still being read, which this driver never leaves open on the writer.
+   */
+  #rollBackBatch(): void {
     const db = this.#writer.db
-    if (db.open && db.inTransaction) this.#writer.run(ROLLBACK)
+    try {
+      if (db.open && db.inTransaction) this.#writer.run(ROLLBACK)
+    } catch {
+      // the members are answered as failed either way
+    }
   }
 }
 
