@@ -55,17 +55,22 @@ function sendHtml(reply: FastifyReply, code: number, body: string): FastifyReply
  * site is refused. Browsers send `Origin` on every cross-origin POST and `Sec-Fetch-Site` on modern engines; a request
  * carrying neither (curl, server-side callers, tests) is not a browser's cross-site request and passes.
  * `Origin: null` decides nothing by itself: the page's own `Referrer-Policy: no-referrer` makes browsers send exactly
- * that on its form posts, so there Sec-Fetch-Site is what tells a cross-site post apart.
+ * that on its form posts, so there Sec-Fetch-Site is what tells another origin's post apart: without an Origin that
+ * names one, only `same-origin` (or `none`, a request the user made directly) passes. `same-site` is another origin
+ * of the same site (another port or subdomain), which a page there reaches with `Origin: null` by its own
+ * no-referrer policy.
  * B7 has no 403 code for this, so it is a 400 `validation_failed` naming `origin`.
  */
 function assertSameOrigin(request: FastifyRequest, ownOrigin: string): void {
   const origin = request.headers.origin
-  if (origin !== undefined && origin.trim() !== 'null' && !isOwnOrigin(originOf(origin), request, ownOrigin)) {
+  const named = origin !== undefined && origin.trim() !== 'null'
+  if (named && !isOwnOrigin(originOf(origin), request, ownOrigin)) {
     throw validationFailed([{ field: 'origin', message: `cross-site request refused: Origin must be ${ownOrigin}` }])
   }
-  const site = request.headers['sec-fetch-site']
-  if (typeof site === 'string' && site.trim().toLowerCase() === 'cross-site') {
-    throw validationFailed([{ field: 'origin', message: 'cross-site request refused (Sec-Fetch-Site: cross-site)' }])
+  const raw = request.headers['sec-fetch-site']
+  const site = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined
+  if (site === 'cross-site' || (!named && site !== undefined && site !== 'same-origin' && site !== 'none')) {
+    throw validationFailed([{ field: 'origin', message: `${site === 'cross-site' ? 'cross-site' : 'cross-origin'} request refused (Sec-Fetch-Site: ${site})` }])
   }
 }
 
@@ -188,8 +193,8 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
           description:
             'What the TEST MODE controls call. JSON answers 200 with the status; an HTML form post ' +
             '(application/x-www-form-urlencoded) answers 303 back to the page, also when the status has already moved on. ' +
-            'Only present when SANDBOX is on. A cross-site browser request (an `Origin` other than the service\'s own or the requested host\'s, ' +
-            'or `Sec-Fetch-Site: cross-site`) is refused with 400 `validation_failed` naming `origin`.',
+            'Only present when SANDBOX is on. A browser request from another origin (an `Origin` other than the service\'s own or the requested host\'s, ' +
+            '`Sec-Fetch-Site: cross-site`, or, without an `Origin` that names one, a `Sec-Fetch-Site` other than `same-origin` or `none`) is refused with 400 `validation_failed` naming `origin`.',
           tags: ['public'],
           security: [],
           params: PayParams,
