@@ -220,6 +220,8 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     ['WEBHOOK_RETRY_SCHEDULE', '0,2592001'],
     ['PUBLIC_URL', 'https://pay.example/?'], // a bare ? or # went into every pay_url
     ['PUBLIC_URL', 'https://pay.example#'],
+    ['PUBLIC_URL', 'https://pay.example//evil.example'], // the pages' links and redirects went to //evil.example/…
+    ['PUBLIC_URL', 'https://pay.example/base//pay'],
     ['SERVICE_FEES', 'card=1%,card=50%'], // the last one won, silently
     ['SERVICE_LIMITS', 'card=1..10,card=1..20'],
     ['WEBHOOK_TIMEOUT', '0'],

@@ -117,6 +117,9 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
     // the raw text: a bare `?` or `#` leaves URL's search and hash empty, and would end up inside every pay_url
     if (/[?#]/.test(publicUrl)) bad('PUBLIC_URL', 'must not have a query or fragment')
     publicUrl = publicUrl.replace(/\/+$/, '')
+    // an empty path segment: the pages' links start with the path, and one that starts with `//` (a typo such as
+    // https://shop.example//payments) reads as another host (`//payments/pay/…`), in links and in redirects
+    if (new URL(publicUrl).pathname.includes('//')) bad('PUBLIC_URL', 'must not have an empty path segment (`//`)')
   } catch {
     bad('PUBLIC_URL', `must be an absolute URL, got "${publicUrl}"`)
   }
