@@ -69,6 +69,23 @@ describe('requests the HTTP parser refuses (API.md B7)', () => {
     expect(text).toContain('"code":"validation_failed"')
   })
 
+  it('when several creates are pipelined before a malformed request, then every one of them is answered before the refusal', async () => {
+    const creates = Array.from({ length: 8 }, (_, i) => {
+      const body = JSON.stringify({ order_id: `PIPE-MANY-${i}`, amount: '9.00', currency: 'RUB' })
+      return `POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${m.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    })
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1')
+      const chunks: Buffer[] = []
+      socket.on('data', (c) => chunks.push(c))
+      socket.on('error', reject)
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+      socket.write(`${creates.join('')}GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`)
+    })
+    // each created invoice answered (an invoice made but never answered leaves the shop unsure), then the refusal
+    expect([...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((x) => x[1])).toEqual([...creates.map(() => '201'), '400'])
+  })
+
   it('when a refused request has gone, then the server still answers the next one', async () => {
     await exchange(`GET / HTTP/1.1\r\nBad Header y\r\n\r\n`)
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/invoices?limit=1`, { headers: { 'x-api-key': m.apiKey } })

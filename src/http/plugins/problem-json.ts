@@ -120,11 +120,14 @@ export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, 
   // A client that pipelines may have sent good requests before the bad one on this connection: their answers are
   // still on their way (node's parser ran ahead, and answers are written a moment later). Closing now would lose
   // the answer to a request that did run (an invoice created, unanswered); they go first, then the refusal. Node
-  // gives the socket to the next queued answer as one finishes, so this waits for each in turn — but not for the
-  // refused request's own answer (its body broke off, or never came in time).
+  // gives the socket to the next queued answer as one finishes ('finish': node's own listener, the first, detaches
+  // the answer and attaches the next), so this waits for each in turn — but not for the refused request's own
+  // answer (its body broke off, or never came in time). An attached answer has not emitted 'finish' yet, even when
+  // all of it is written (`writableFinished`): a queued answer that was complete when it got the socket is; taking
+  // that as the last one closed the connection before the answers queued behind it.
   const afterAnswers = (): void => {
     const answering = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage
-    if (answering == null || answering.writableFinished || !answering.req.complete) return refuse()
+    if (answering == null || !answering.req.complete) return refuse()
     const next = (): void => {
       answering.off('finish', next)
       answering.off('close', next)
