@@ -210,6 +210,85 @@ describe('@invoice-service/client when there is no problem document', () => {
   })
 })
 
+describe('@invoice-service/client when a server answers strangely', () => {
+  // A server scripted per test: each request gets the next answer of `script` (the last one repeats).
+  type Answer = { status: number; headers?: Record<string, string>; body?: string }
+  let script: Answer[] = []
+  let seen: { method: string; url: string; apiKey: string | undefined }[] = []
+  let other: Server
+  let otherSeen: { url: string; apiKey: string | undefined }[] = []
+  let server: Server
+  let url: string
+  let otherUrl: string
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', apiKey: req.headers['x-api-key'] as string | undefined })
+      const a = script[Math.min(seen.length - 1, script.length - 1)] ?? { status: 500 }
+      res.writeHead(a.status, a.headers ?? {}).end(a.body ?? '')
+    })
+    other = createServer((req, res) => {
+      otherSeen.push({ url: req.url ?? '', apiKey: req.headers['x-api-key'] as string | undefined })
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
+  })
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve))
+    await new Promise((resolve) => other.close(resolve))
+  })
+  const given = (...answers: Answer[]) => {
+    script = answers
+    seen = []
+    otherSeen = []
+  }
+  const problem = (status: number, code: string) => ({
+    status,
+    headers: { 'content-type': 'application/problem+json' },
+    body: JSON.stringify({ type: 'about:blank', title: 'x', status, code, detail: code }),
+  })
+  const created = { status: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: 'i', pay_url: 'p', qr_url: 'q', qr_image: 'd', amount: '1.00', is_new: true }) }
+
+  it('when an answer redirects elsewhere, then it is not followed: the API key and body stay here, unexpected_response 307', async () => {
+    given({ status: 307, headers: { location: `${otherUrl}/api/v1/invoices` } })
+    const c = createInvoiceClient({ baseUrl: url, apiKey: 'mk_secret', retries: 2 })
+    const err = await failure(c.createInvoice({ order_id: 'x', amount: 1, currency: 'RUB' }))
+    expect(err).toMatchObject({ status: 307, code: 'unexpected_response' })
+    expect(otherSeen).toEqual([])
+    expect(seen).toHaveLength(1)
+  })
+
+  it('when create gets a 500, then it is retried (create is idempotent by order_id); capture is not', async () => {
+    given(problem(500, 'internal_error'), created)
+    const c = createInvoiceClient({ baseUrl: url, apiKey: 'mk_x', retries: 2 })
+    expect(await c.createInvoice({ order_id: 'x', amount: 1, currency: 'RUB' })).toMatchObject({ is_new: true })
+    expect(seen).toHaveLength(2)
+    given(problem(500, 'internal_error'), { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' })
+    expect(await failure(c.capture('0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01'))).toMatchObject({ status: 500, code: 'internal_error' })
+    expect(seen).toHaveLength(1)
+  })
+
+  it('when a 2xx body is not JSON, then unexpected_response with that status, not network_error, and no retry', async () => {
+    given({ status: 201, headers: { 'content-type': 'application/json', 'x-request-id': 'r-1' }, body: '{"order_id": "cut off' })
+    const c = createInvoiceClient({ baseUrl: url, apiKey: 'mk_x', retries: 2 })
+    const err = await failure(c.createInvoice({ order_id: 'x', amount: 1, currency: 'RUB' }))
+    expect(err).toMatchObject({ status: 201, code: 'unexpected_response', requestId: 'r-1' })
+    expect(seen).toHaveLength(1)
+  })
+
+  it('when Retry-After asks for longer than 10 s, then the error is thrown at once with retryAfter', async () => {
+    given({ ...problem(429, 'rate_limited'), headers: { 'content-type': 'application/problem+json', 'retry-after': '60' } })
+    const c = createInvoiceClient({ baseUrl: url, apiKey: 'mk_x', retries: 2 })
+    const started = Date.now()
+    const err = await failure(c.listInvoices())
+    expect(err).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 60 })
+    expect(seen).toHaveLength(1)
+    expect(Date.now() - started).toBeLessThan(2000)
+  })
+})
+
 describe('@invoice-service/client and the rate limit', () => {
   let service: LiveService
   beforeAll(async () => {

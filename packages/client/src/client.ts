@@ -22,8 +22,10 @@ export interface InvoiceClientOptions {
   /** Your merchant id: needed only to look invoices up by order_id. */
   readonly merchantId?: string | undefined
   /**
-   * How many times a request is retried when it is safe to: on 429 and 503 always; after no answer (a network error
-   * or a timeout) only for reads and createInvoice, which is idempotent by order_id. Default 2; 0 turns it off.
+   * How many times a request is retried when it is safe to: on 429 and 503 always (unless Retry-After asks for more
+   * than 10 s: then the error is thrown at once, with `retryAfter`); on 500, 502 and 504 and after no answer (a
+   * network error or a timeout) only for reads and createInvoice, which is idempotent by order_id. Default 2; 0
+   * turns it off.
    */
   readonly retries?: number | undefined
   /** Milliseconds one attempt may take. Default 15000. */
@@ -68,8 +70,41 @@ interface Outcome<T> {
 /** When a failed attempt may be repeated: `always` for reads and idempotent writes, `answered` when refused unprocessed. */
 type RetryPolicy = 'always' | 'answered'
 
-const RETRYABLE_STATUS = new Set([429, 503])
+/** Refused before anything ran (429), or the database could not be reached (503): any request may be repeated. */
+const REFUSED_UNPROCESSED = new Set([429, 503])
+/** A failure that may have come after the request took effect: only a request safe to repeat is. */
+const FAILED_MAYBE_PROCESSED = new Set([500, 502, 504])
 const MAX_RETRY_WAIT_MS = 10_000
+
+/** A 2xx answer whose body is not the JSON the API sends (a proxy's page, a cut-off body). */
+class MalformedAnswer extends Error {
+  constructor(
+    readonly response: Response,
+    readonly text: string,
+  ) {
+    super(`HTTP ${response.status} with a body that is not JSON`)
+  }
+}
+
+/**
+ * `fetch` with the 2xx bodies checked: a body that does not parse as JSON is a MalformedAnswer (an answer, so never
+ * taken for "no answer" and retried as one), not the SyntaxError openapi-fetch would throw while parsing it.
+ */
+function checkingJson(fetch: (input: Request) => Promise<Response>): (input: Request) => Promise<Response> {
+  return async (input) => {
+    const response = await fetch(input)
+    if (!response.ok || response.status === 204 || input.method === 'HEAD') return response
+    const text = await response.text()
+    if (text !== '') {
+      try {
+        JSON.parse(text)
+      } catch {
+        throw new MalformedAnswer(response, text)
+      }
+    }
+    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
+  }
+}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -80,7 +115,10 @@ export function createInvoiceClient(options: InvoiceClientOptions): InvoiceClien
   const raw = createClient<paths>({
     baseUrl,
     headers: { 'x-api-key': options.apiKey },
-    ...(options.fetch !== undefined && { fetch: options.fetch }),
+    fetch: checkingJson(options.fetch ?? ((input) => globalThis.fetch(input))),
+    // The service never redirects an API call. Followed, a redirect would carry the API key (and the body) to
+    // wherever it points: a 3xx is an unexpected_response instead.
+    redirect: 'manual',
   })
 
   async function call<T>(policy: RetryPolicy, attempt: (signal: AbortSignal) => Promise<Outcome<T>>): Promise<T> {
@@ -89,6 +127,14 @@ export function createInvoiceClient(options: InvoiceClientOptions): InvoiceClien
       try {
         outcome = await attempt(AbortSignal.timeout(timeoutMs))
       } catch (cause) {
+        if (cause instanceof MalformedAnswer) {
+          throw new InvoiceServiceError({
+            status: cause.response.status,
+            code: 'unexpected_response',
+            detail: `HTTP ${cause.response.status} with a body that is not JSON: ${cause.text.slice(0, 200)}`,
+            requestId: cause.response.headers.get('x-request-id') ?? undefined,
+          })
+        }
         // No answer: the request may or may not have been processed, so only a safe request is repeated.
         if (policy === 'always' && n < retries) {
           await sleep(backoff(n))
@@ -105,9 +151,11 @@ export function createInvoiceClient(options: InvoiceClientOptions): InvoiceClien
       const { response } = outcome
       if (response.ok) return outcome.data as T
       const error = errorOf(response, outcome.error)
-      // 429 is refused before anything runs; 503 `unavailable` means the database could not be reached.
-      if (RETRYABLE_STATUS.has(response.status) && n < retries) {
-        await sleep(Math.min(error.retryAfter !== undefined ? error.retryAfter * 1000 : backoff(n), MAX_RETRY_WAIT_MS))
+      const repeatable = REFUSED_UNPROCESSED.has(response.status) || (policy === 'always' && FAILED_MAYBE_PROCESSED.has(response.status))
+      const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : backoff(n)
+      // a longer Retry-After (an address blocked for a minute) is the caller's to wait for, not a retry's
+      if (repeatable && n < retries && wait <= MAX_RETRY_WAIT_MS) {
+        await sleep(wait)
         continue
       }
       throw error
