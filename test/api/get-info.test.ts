@@ -44,6 +44,29 @@ describe('GET /api/invoice/getInfo', () => {
     expect(res.json().order_id).toBe('заказ #7 & co')
   })
 
+  it.each([
+    ['bytes that are not UTF-8', '%FF%FE'],
+    ['a lone %', '100%'],
+    ['a % not followed by two hex digits', '%zz'],
+  ])('when order_id has %s in its percent-encoding, then 400 validation_failed naming it, even when an order holds that text literally', async (_name, raw) => {
+    // an order whose id is the text as written: the query parser kept malformed encodings so and found it
+    await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: raw, amount: 1, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    const res = await get(`merchant_id=${m.id}&order_id=${raw}`)
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: 'order_id', message: 'is not validly percent-encoded' }] })
+    // written correctly, the same order is found; a malformed parameter the route does not have is ignored
+    const ok = await get(`merchant_id=${m.id}&order_id=${encodeURIComponent(raw)}&utm=%FF`)
+    expect(ok.statusCode).toBe(200)
+    expect(ok.json().order_id).toBe(raw)
+  })
+
+  it('when a list filter is not validly percent-encoded, then 400 validation_failed naming it', async () => {
+    const invoices = await t.app.inject({ url: '/api/v1/invoices?status=pa%ZZid', headers: { 'x-api-key': m.apiKey } })
+    expect(invoices.json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'status' }] })
+    const deliveries = await t.app.inject({ url: '/api/v1/webhooks/deliveries?invoice_id=%E0%A4', headers: { 'x-api-key': m.apiKey } })
+    expect(deliveries.json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'invoice_id' }] })
+  })
+
   it('when a pending invoice is past expired_at, then it reads expired', async () => {
     t.clock.advance(599)
     expect((await get(`merchant_id=${m.id}&invoice_id=${invoiceId}`)).json().status).toBe('pending')

@@ -4,6 +4,7 @@ import type { HttpDeps } from '../deps.js'
 import { createResponseToWire, invoiceToWire } from '../dto.js'
 import { numberText } from '../plugins/json-body.js'
 import { emptyQueryIsAbsent } from '../plugins/empty-query.js'
+import { queryEncodingChecked } from '../plugins/query-encoding.js'
 import { AUTH_ERRORS, InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
 import {
   CreateInvoiceBody,
@@ -73,6 +74,7 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
           ...problems(...AUTH_ERRORS, 'validation_failed', 'ambiguous_identifier', 'merchant_mismatch', 'invoice_not_found'),
         },
       },
+      preValidation: queryEncodingChecked,
     },
     async (request) => {
       const q = request.query
@@ -108,7 +110,7 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
         querystring: ListInvoicesQuery,
         response: { 200: Type.Ref(InvoiceListResponse), ...problems(...AUTH_ERRORS, 'validation_failed') },
       },
-      preValidation: emptyQueryIsAbsent,
+      preValidation: [queryEncodingChecked, emptyQueryIsAbsent],
     },
     async (request) => {
       const q = request.query

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import type { HttpDeps } from '../deps.js'
 import { deliveryToWire } from '../dto.js'
 import { emptyQueryIsAbsent } from '../plugins/empty-query.js'
+import { queryEncodingChecked } from '../plugins/query-encoding.js'
 import { AUTH_ERRORS, SECURITY, problems } from '../schemas/common.js'
 import {
   DeliveryIdParams,
@@ -32,7 +33,7 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
         querystring: ListDeliveriesQuery,
         response: { 200: Type.Ref(DeliveryListResponse), ...problems(...AUTH_ERRORS, 'validation_failed') },
       },
-      preValidation: emptyQueryIsAbsent,
+      preValidation: [queryEncodingChecked, emptyQueryIsAbsent],
     },
     async (request) => {
       const q = request.query
