@@ -41,7 +41,8 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     // Given to the server at its creation as well: on Node 20 a requestTimeout set afterwards (as Fastify sets its
     // own) is not enforced (measured: the stalled body kept its connection).
     requestTimeout: requestTimeout.ms,
-    http: { requestTimeout: requestTimeout.ms, connectionsCheckingInterval: requestTimeout.checkEveryMs },
+    // requireHostHeader: a request without Host is refused by problem-json.ts, as a B7 problem, not by node
+    http: { requestTimeout: requestTimeout.ms, connectionsCheckingInterval: requestTimeout.checkEveryMs, requireHostHeader: false },
     requestIdHeader: false,
     // the client address the per-address limits count (B8): behind a proxy, from its X-Forwarded-For (TRUST_PROXY)
     trustProxy: trustedProxies(opts.trustProxy),

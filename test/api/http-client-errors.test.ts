@@ -51,6 +51,23 @@ describe('requests the HTTP parser refuses (API.md B7)', () => {
     expect(typeof p.detail).toBe('string')
   })
 
+  it('when an HTTP/1.1 request has no Host, then 400 validation_failed naming host as a problem with an x-request-id (HTTP/1.0 needs none)', async () => {
+    const res = await exchange(`GET /healthz HTTP/1.1\r\n\r\n`)
+    expect(res.status).toBe(400)
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    expect(JSON.parse(res.body)).toMatchObject({ code: 'validation_failed', errors: [{ field: 'host' }] })
+    expect((await exchange(`GET /healthz HTTP/1.0\r\n\r\n`)).status).toBe(200)
+  })
+
+  it('when Expect is not 100-continue, then 417 as a problem with an x-request-id', async () => {
+    const res = await exchange(`POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`)
+    expect(res.status).toBe(417)
+    expect(res.headers['content-type']).toBe('application/problem+json')
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    expect(JSON.parse(res.body)).toMatchObject({ status: 417, code: 'validation_failed', errors: [{ field: 'expect' }] })
+  })
+
   it('when good requests are pipelined before a malformed one, then the good ones are answered first, then the refusal', async () => {
     const body = JSON.stringify({ order_id: 'PIPE-1', amount: '9.00', currency: 'RUB' })
     const good = `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nPOST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${m.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../../domain/errors.js'
+import { AppError, ERROR_STATUS, validationFailed, type ErrorCode, type FieldError } from '../../domain/errors.js'
 import { StoreUnavailableError } from '../../ports/store.js'
 
 const TITLES: Record<number, string> = {
@@ -62,6 +62,24 @@ export function registerProblemJson(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => {
     sendProblem(reply, problemOf('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`))
+  })
+
+  // An HTTP/1.1 request without Host (RFC 9112 §3.2: 400). Node answers it itself unless told not to
+  // (requireHostHeader: false, build-app.ts), with a bare 400 outside B7: no problem document, no x-request-id.
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw
+    if (raw.headers.host !== undefined || raw.httpVersionMajor !== 1 || raw.httpVersionMinor !== 1) return done()
+    reply.header('connection', 'close')
+    done(validationFailed([{ field: 'host', message: 'is required in HTTP/1.1' }]))
+  })
+
+  // An Expect other than 100-continue: node would answer a bare 417 of its own.
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const id = randomUUID()
+    const problem = problemOf('validation_failed', 'only Expect: 100-continue is supported', [{ field: 'expect', message: 'must be 100-continue' }])
+    const body = JSON.stringify({ ...problem, status: 417, title: STATUS_CODES[417] })
+    app.log.debug({ reqId: id, expect: req.headers.expect }, 'HTTP request refused: unsupported Expect')
+    res.writeHead(417, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'x-request-id': id, connection: 'close' }).end(body)
   })
 }
 
