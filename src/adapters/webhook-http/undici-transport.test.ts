@@ -8,7 +8,7 @@ import type { LookupAddress } from 'node:dns'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WebhookTransport } from '../../ports/webhook-transport.js'
 import { AddressRefusedError, publicOnlyLookup } from './address-guard.js'
-import { createUndiciTransport } from './undici-transport.js'
+import { connectTimeoutFor, createUndiciTransport } from './undici-transport.js'
 
 let server: Server
 let port: number
@@ -109,6 +109,36 @@ describe('the webhook transport with WEBHOOK_ALLOW_PRIVATE', () => {
       await quick.close()
       silent.close()
     }
+  })
+
+  it('when the receiver answers 200 and then trickles its body, then the attempt ends as that success within about a second, not at the timeout', async () => {
+    const trickler = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/plain' })
+        const drip = setInterval(() => res.write('x'), 200)
+        res.on('close', () => clearInterval(drip))
+      })
+    })
+    await new Promise<void>((resolve) => trickler.listen(0, '127.0.0.1', resolve))
+    try {
+      const started = performance.now()
+      const res = await send(open, `http://127.0.0.1:${(trickler.address() as AddressInfo).port}/hook`, 10_000)
+      expect(res).toMatchObject({ statusCode: 200, error: null, failure: null, aborted: false })
+      expect(res.latencyMs).toBeLessThan(500)
+      // the slot is held for the answer and a moment of its body, not for WEBHOOK_TIMEOUT
+      expect(performance.now() - started).toBeLessThan(2500)
+    } finally {
+      trickler.closeAllConnections()
+      trickler.close()
+    }
+  })
+
+  it('when WEBHOOK_TIMEOUT is over a second and a half, then the connect timeout is half a second less: undici times it on a half-second clock, and it must end by WEBHOOK_TIMEOUT', () => {
+    expect(connectTimeoutFor(10_000)).toBe(9_500)
+    expect(connectTimeoutFor(2_000)).toBe(1_500)
+    expect(connectTimeoutFor(1_200)).toBe(1_000)
+    expect(connectTimeoutFor(300)).toBe(300)
   })
 
   it('when the caller aborts (shutdown), then the result says aborted', async () => {

@@ -10,6 +10,22 @@ import { ADDRESS_REFUSED, guardedConnector } from './address-guard.js'
 
 /** At most this much of an answer's body is read (and discarded) so its connection can be reused. */
 const MAX_DRAIN_BYTES = 64 * 1024
+/**
+ * …and for at most this long once its status has come: the answer is known by then. A receiver that sent `200` and
+ * then trickled its body held the delivery slot for the whole WEBHOOK_TIMEOUT, counted as answering all the while
+ * (so with the whole share of the slots: five such merchants held all 80).
+ */
+const MAX_DRAIN_MS = 1000
+/**
+ * undici times a connect of over 1 s on a clock that ticks about every half second, so it ends up to that much
+ * late; native timers (1 s and less) are on time.
+ */
+const CONNECT_TIMER_TICK_MS = 500
+
+/** The connect timeout that ends a connect by `ms` (WEBHOOK_TIMEOUT), given how undici times it. */
+export function connectTimeoutFor(ms: number): number {
+  return ms > 1000 + CONNECT_TIMER_TICK_MS ? ms - CONNECT_TIMER_TICK_MS : Math.min(ms, 1000)
+}
 
 export interface UndiciTransportOptions {
   /** WEBHOOK_ALLOW_PRIVATE: skip the address check (local development, tests). */
@@ -23,8 +39,9 @@ export interface UndiciTransportOptions {
 }
 
 export function createUndiciTransport(opts: UndiciTransportOptions): WebhookTransport {
+  const connectTimeout = connectTimeoutFor(opts.connectTimeoutMs)
   const agent = new Agent({
-    connect: opts.allowPrivate ? { timeout: opts.connectTimeoutMs } : guardedConnector({ timeoutMs: opts.connectTimeoutMs }),
+    connect: opts.allowPrivate ? { timeout: connectTimeout } : guardedConnector({ timeoutMs: connectTimeout }),
     keepAliveTimeout: 4_000,
   })
 
@@ -44,10 +61,15 @@ export function createUndiciTransport(opts: UndiciTransportOptions): WebhookTran
       if (req.signal?.aborted === true) onAbort()
       else req.signal?.addEventListener('abort', onAbort, { once: true })
       const signal = controller.signal
+      let drain: NodeJS.Timeout | undefined
       try {
         const res = await request(req.url, { dispatcher: agent, method: 'POST', headers: { ...req.headers }, body: req.body, signal })
         const latencyMs = elapsed()
-        await res.body.dump({ limit: MAX_DRAIN_BYTES }).catch(() => undefined)
+        // the answer is known: the body is read only so the connection can be reused, for a moment at most (an
+        // abort then closes the connection instead)
+        drain = setTimeout(() => controller.abort(), MAX_DRAIN_MS)
+        drain.unref()
+        await res.body.dump({ limit: MAX_DRAIN_BYTES, signal }).catch(() => undefined)
         return { statusCode: res.statusCode, latencyMs, error: null, failure: null, aborted: false }
       } catch (err) {
         const latencyMs = elapsed()
@@ -61,6 +83,7 @@ export function createUndiciTransport(opts: UndiciTransportOptions): WebhookTran
         return { statusCode: null, latencyMs, error: describeNetworkError(err), failure: 'network', aborted: false }
       } finally {
         clearTimeout(timer)
+        clearTimeout(drain)
         req.signal?.removeEventListener('abort', onAbort)
       }
     },
