@@ -70,7 +70,18 @@ export interface CycleInput {
  * next event of an invoice whose earlier delivery just ended (API.md B6 order). Under load one transaction serves
  * many deliveries; idle, a webhook costs two (its claim, its result with the next claim).
  */
-export async function dispatchCycle(deps: DispatchDeps, input: CycleInput): Promise<{ recorded: RecordedAttempt[]; claimed: ClaimedDelivery[] }> {
+export interface CycleOutput {
+  readonly recorded: RecordedAttempt[]
+  readonly claimed: ClaimedDelivery[]
+  /**
+   * When the claim took everything due (it did not fill its free slots): the next time a delivery comes due, or null
+   * when none is pending. The dispatcher wakes for it: what was pending before a restart, a first attempt the
+   * schedule delays, another instance's retries. Without it they waited for the poll, up to `pollMs` late.
+   */
+  readonly nextDueAt: Date | null
+}
+
+export async function dispatchCycle(deps: DispatchDeps, input: CycleInput): Promise<CycleOutput> {
   const now = deps.clock.now()
   const leaseUntil = new Date(now.getTime() + deps.webhooks.timeoutMs + LEASE_MARGIN_MS)
   const out = await deps.store.transaction(async (tx) => {
@@ -87,7 +98,8 @@ export async function dispatchCycle(deps: DispatchDeps, input: CycleInput): Prom
     }
     for (const claim of input.released) await tx.deliveries.release(claim)
     const claimed = input.share.limit > 0 ? await tx.deliveries.claimDue(now, leaseUntil, input.share) : []
-    return { recorded, claimed }
+    const nextDueAt = input.share.limit > claimed.length ? await tx.deliveries.nextAttemptAfter(now) : null
+    return { recorded, claimed, nextDueAt }
   })
   for (const r of out.recorded) if (r.settled && r.step.status !== 'pending') deps.webhooks.metrics.delivery(r.step.status)
   return out

@@ -133,6 +133,8 @@ export interface DeliveryRepo extends DeliveryReader {
    * claim disjoint sets.
    */
   claimDue(now: Date, leaseUntil: Date, share: ClaimShare): Promise<ClaimedDelivery[]>
+  /** The earliest next_attempt_at of a pending delivery that is not due yet (after `now`); null when none. */
+  nextAttemptAfter(now: Date): Promise<Date | null>
   /** Appends an attempt to the delivery's log; an attempt recorded already (same id) is left as it is. */
   addAttempt(deliveryId: DeliveryId, attempt: DeliveryAttempt): Promise<void>
   /**

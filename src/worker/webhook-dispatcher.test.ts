@@ -19,7 +19,7 @@ function harness(due: number, concurrency: number) {
       cycles.push(input)
       const claimed: ClaimedDelivery[] = []
       while (claimed.length < input.share.limit && next < due) claimed.push(claimOf(next++))
-      return { recorded: input.finished.map((f) => ({ ...f, settled: true })), claimed }
+      return { recorded: input.finished.map((f) => ({ ...f, settled: true })), claimed, nextDueAt: null }
     },
     send(claim, signal) {
       return new Promise((resolve) => {
@@ -100,7 +100,7 @@ describe('the webhook dispatcher loop', () => {
         limits.push(input.share.limit)
         // the same delivery, claimed twice under two leases
         const claimed = claims < 2 ? [{ ...claimOf(0), leaseUntil: new Date(claims++) }] : []
-        return { recorded: input.finished.map((f) => ({ ...f, settled: false })), claimed }
+        return { recorded: input.finished.map((f) => ({ ...f, settled: false })), claimed, nextDueAt: null }
       },
       send: (claim) => new Promise<SendOutcome>((resolve) => sends.push({ claim, resolve })),
       subscribe: (listener) => {
@@ -160,7 +160,7 @@ describe('the webhook dispatcher loop', () => {
           reclaimedAt.set(id, now)
           claimed.push({ ...claimOf(Number(id.slice(1))), attemptCount: 1 })
         }
-        return { recorded: input.finished.map((f) => ({ ...f, settled: true })), claimed }
+        return { recorded: input.finished.map((f) => ({ ...f, settled: true })), claimed, nextDueAt: null }
       },
       async send(claim): Promise<SendOutcome> {
         const at = new Date()
@@ -186,6 +186,35 @@ describe('the webhook dispatcher loop', () => {
       expect(late, id).toBeGreaterThanOrEqual(0)
       expect(late, id).toBeLessThan(250)
     }
+  })
+
+  it('when a cycle says when the next delivery comes due (pending from before a restart, or another instance\'s), then a cycle runs then, not at the next poll', async () => {
+    const dueAt = Date.now() + 400
+    let claimedAt: number | undefined
+    const d = startWebhookDispatcher({
+      async cycle(input) {
+        const now = Date.now()
+        if (claimedAt === undefined && now >= dueAt) {
+          claimedAt = now
+          return { recorded: [], claimed: [claimOf(7)], nextDueAt: null }
+        }
+        return { recorded: input.finished.map((f) => ({ ...f, settled: true })), claimed: [], nextDueAt: claimedAt === undefined ? new Date(dueAt) : null }
+      },
+      send: (claim) =>
+        Promise.resolve({ kind: 'finished', finished: { claim, attempt: { id: 'a7', at: new Date(), statusCode: 200, latencyMs: 1, error: null }, result: 'success', step: { status: 'succeeded', nextAttemptAt: null } } }),
+      subscribe: () => () => undefined,
+      now: () => new Date(),
+      concurrency: 4,
+      merchantConcurrency: 4,
+      pollMs: 60_000, // only the wake-up for nextDueAt can bring the cycle that claims it
+      log: quiet,
+    })
+    const deadline = Date.now() + 3000
+    while (claimedAt === undefined && Date.now() < deadline) await tick()
+    await d.stop(100)
+    expect(claimedAt).toBeDefined()
+    expect(claimedAt! - dueAt).toBeGreaterThanOrEqual(0)
+    expect(claimedAt! - dueAt).toBeLessThan(250)
   })
 
   it('when a retry is due, then its wake-up slot ends at or after it, by at most 1 % of the delay (never less than 8 ms wide)', () => {

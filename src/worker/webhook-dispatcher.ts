@@ -1,4 +1,4 @@
-import type { CycleInput, FinishedAttempt, RecordedAttempt, SendOutcome } from '../app/dispatch-webhooks.js'
+import type { CycleInput, CycleOutput, FinishedAttempt, RecordedAttempt, SendOutcome } from '../app/dispatch-webhooks.js'
 import { unprovenShare, type ClaimedDelivery } from '../domain/delivery.js'
 import type { MerchantId } from '../domain/ids.js'
 
@@ -17,7 +17,7 @@ export interface DispatcherLog {
 
 export interface WebhookDispatcherOptions {
   /** Records ended attempts and released claims, then claims due deliveries: one transaction (app/dispatch-webhooks.ts). */
-  cycle(input: CycleInput): Promise<{ recorded: RecordedAttempt[]; claimed: ClaimedDelivery[] }>
+  cycle(input: CycleInput): Promise<CycleOutput>
   /** One attempt of a claimed delivery, not yet recorded (app/dispatch-webhooks.ts sendClaimed). */
   send(claim: ClaimedDelivery, signal: AbortSignal): Promise<SendOutcome>
   /** The doorbell rung when an event commits. */
@@ -101,6 +101,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     }
     for (const r of out.recorded) report(r)
     for (const claim of out.claimed) start(claim)
+    if (out.nextDueAt !== null) wakeFor(out.nextDueAt)
   }
 
   const start = (claim: ClaimedDelivery): void => {

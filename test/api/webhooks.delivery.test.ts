@@ -145,6 +145,29 @@ describe('webhook delivery (API.md B6)', () => {
     expect(c.rx.received).toHaveLength(3)
   })
 
+  it('when the schedule delays the first attempt, then each webhook goes out when it comes due, not at the next poll after it', async () => {
+    // WEBHOOK_RETRY_SCHEDULE=0.6: the first attempt 600 ms ±10 % after the event. Nothing of this process's own
+    // attempts sets a timer for it (as for deliveries pending before a restart): the claim says when it comes due.
+    const c = await setup({ WEBHOOK_RETRY_SCHEDULE: '0.6' })
+    const ids = [await create(c), await create(c), await create(c)]
+    const paidAt: number[] = []
+    for (const id of ids) {
+      paidAt.push(Date.now())
+      await simulate(c, id, 'paid')
+      await sleep(150)
+    }
+    const hooks = await c.rx.waitFor(3)
+    const late = hooks.map((h) => {
+      const i = ids.indexOf(JSON.parse(h.body).data.id)
+      return h.receivedAt - paidAt[i]! - 600
+    })
+    // a poll (every second) would leave each up to a second late; the jitter allows 60 ms either way
+    for (const ms of late) {
+      expect(ms).toBeGreaterThanOrEqual(-80)
+      expect(ms).toBeLessThan(300)
+    }
+  })
+
   it('when every attempt fails, then after the last entry of the schedule the delivery is failed, and the log says so', async () => {
     const lines: string[] = []
     const { pino } = await import('pino')

@@ -96,6 +96,20 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       expect(done.status).toBe('succeeded')
     })
 
+    it('when deliveries are pending for later, then nextAttemptAfter is the earliest of them; due ones and settled ones do not count', async () => {
+      const store = ctx.store()
+      const next = (now: Date) => store.transaction((tx) => tx.deliveries.nextAttemptAfter(now))
+      expect(await next(at(MINUTE))).toBeNull()
+      const m = await givenMerchant(store)
+      await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(MINUTE) }) // due then: not after it
+      await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(5 * MINUTE) })
+      await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(3 * MINUTE) })
+      await givenDelivery(store, await givenInvoice(store, m.id), { status: 'succeeded', nextAttemptAt: at(2 * MINUTE) })
+      expect(await next(at(MINUTE))).toEqual(at(3 * MINUTE))
+      expect(await next(at(4 * MINUTE))).toEqual(at(5 * MINUTE))
+      expect(await next(at(5 * MINUTE))).toBeNull()
+    })
+
     it('when an invoice has several pending deliveries, then only the earliest is due until it succeeded or failed (API.md B6 order)', async () => {
       const store = ctx.store()
       const m = await givenMerchant(store)

@@ -174,6 +174,20 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
     return rows.map(candidate)
   }
 
+  async nextAttemptAfter(now: Date): Promise<Date | null> {
+    // the (status, next_attempt_at) index: one seek
+    const row = await this.#guard(
+      this.#db
+        .selectFrom('deliveries')
+        .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '>', now.getTime())
+        .executeTakeFirstOrThrow(),
+    )
+    // PostgreSQL returns min(bigint) as text
+    return row.at === null ? null : new Date(Number(row.at))
+  }
+
   async claimDue(now: Date, leaseUntil: Date, share: ClaimShare): Promise<ClaimedDelivery[]> {
     if (share.limit <= 0) return []
     const nowMs = now.getTime()
