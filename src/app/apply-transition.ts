@@ -1,6 +1,6 @@
 import { findService } from '../domain/catalog.js'
 import { currencyExponent } from '../domain/currencies.js'
-import { AppError } from '../domain/errors.js'
+import { AppError, withArticle } from '../domain/errors.js'
 import type { EventId, InvoiceId } from '../domain/ids.js'
 import { readStatus, transition, type Invoice, type Status } from '../domain/invoice.js'
 import { asMinor, computeFee, type Minor } from '../domain/money.js'
@@ -46,7 +46,7 @@ export async function transitionIn(
       ...(to === 'paid' && { credited: creditedFor(deps, current) }),
     })
     if (!result.ok) {
-      throw new AppError('invalid_transition', `a ${result.from} invoice cannot become ${to}`)
+      throw new AppError('invalid_transition', `${withArticle(result.from)} invoice cannot become ${to}`)
     }
     if (await tx.invoices.update(result.invoice, current.status)) {
       await recordEvent(tx, deps, result.invoice, result.event)
@@ -58,7 +58,7 @@ export async function transitionIn(
 
 /** 409: the request may move an invoice only from `onlyFrom`, and it is `from`. */
 export function notAllowedFrom(from: Status, to: Target, onlyFrom: readonly Status[]): AppError {
-  return new AppError('invalid_transition', `a ${from} invoice cannot become ${to} this way (only from ${onlyFrom.join(' or ')})`)
+  return new AppError('invalid_transition', `${withArticle(from)} invoice cannot become ${to} this way (only from ${onlyFrom.join(' or ')})`)
 }
 
 export interface TransitionScope {

@@ -49,7 +49,8 @@ export function attemptError(res: WebhookResponse): string | null {
   if (code === null) return res.error ?? 'no answer'
   if (code >= 200 && code <= 299) return null
   if (code === 410) return 'HTTP 410 Gone: the endpoint asked for no further attempts'
-  if (code >= 300 && code <= 399) return `HTTP ${code}: redirects are not followed`
+  // 304 Not Modified is a 3xx but no redirect
+  if (code >= 300 && code <= 399 && code !== 304) return `HTTP ${code}: redirects are not followed`
   return `HTTP ${code}`
 }
 

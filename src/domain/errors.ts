@@ -46,3 +46,8 @@ export function validationFailed(errors: readonly FieldError[]): AppError {
   const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ')
   return new AppError('validation_failed', detail, errors)
 }
+
+/** `word` after its indefinite article, for messages: "an expired", "a pending", "an unspecified", "a unique-local". */
+export function withArticle(word: string): string {
+  return `${/^(?:[aeio]|u(?!ni|s[eu]))/i.test(word) ? 'an' : 'a'} ${word}`
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Catalog } from './catalog.js'
-import type { FieldError } from './errors.js'
+import { withArticle, type FieldError } from './errors.js'
 import { validateCreateRequest, type CreateInvoiceInput, type RequestRules, type ValidCreateRequest } from './invoice-request.js'
 
 const CATALOG: Catalog = {
@@ -271,7 +271,7 @@ describe('validateCreateRequest — callback_url', () => {
     ['https://[fd00::1]/h', 'unique-local'],
     ['https://0.0.0.0/h', 'unspecified'],
   ])('when callback_url is %s, then it is refused as a %s address unless WEBHOOK_ALLOW_PRIVATE', (callbackUrl, cls) => {
-    expect(refusedOn('callback_url', { callbackUrl })).toMatch(new RegExp(`^must not point to a ${cls} address`))
+    expect(refusedOn('callback_url', { callbackUrl })).toMatch(new RegExp(`^must not point to ${withArticle(cls)} address`))
     expect(accepted({ callbackUrl }, { webhookAllowPrivate: true }).callbackUrl).toBe(callbackUrl)
   })
 

@@ -1,5 +1,5 @@
 import { amountBounds, enabledExponent, findService, supportsCurrency, type Catalog } from './catalog.js'
-import type { FieldError } from './errors.js'
+import { withArticle, type FieldError } from './errors.js'
 import { formatAmount, numberText, parseAmount, type Minor } from './money.js'
 import { classifyHost, isPublic } from './network-address.js'
 
@@ -194,7 +194,7 @@ function checkUrl(
   // odd IPv4 spellings (2130706433, 0x7f000001, 127.1, 0177.0.0.1) into dotted form; classifyHost accepts both.
   const cls = publicHostOnly ? classifyHost(url.hostname) : undefined
   if (cls !== undefined && !isPublic(cls)) {
-    fail(field, `must not point to a ${cls} address (${url.hostname}); only public hosts receive webhooks`)
+    fail(field, `must not point to ${withArticle(cls)} address (${url.hostname}); only public hosts receive webhooks`)
     return null
   }
   return value

@@ -8,6 +8,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { isIP, type LookupFunction } from 'node:net'
 import { buildConnector } from 'undici'
 import { classifyIp, isPublic, type AddressClass } from '../../domain/network-address.js'
+import { withArticle } from '../../domain/errors.js'
 
 export const ADDRESS_REFUSED = 'ERR_WEBHOOK_ADDRESS_REFUSED'
 
@@ -21,7 +22,7 @@ export class AddressRefusedError extends Error {
     // The merchant reads this (delivery log, test events): a name's private address is not told, or webhooks
     // would map the operator's internal DNS for anyone with a key. The operator's log has `address`.
     const what = hostname === address ? `${address} is` : `${hostname} resolves to`
-    super(`address not allowed: ${what} a ${addressClass} address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE)`)
+    super(`address not allowed: ${what} ${withArticle(addressClass)} address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE)`)
     this.name = 'AddressRefusedError'
   }
 }

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http'
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import type { LookupAddress } from 'node:dns'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { withArticle } from '../../domain/errors.js'
 import type { WebhookTransport } from '../../ports/webhook-transport.js'
 import { AddressRefusedError, publicOnlyLookup } from './address-guard.js'
 import { connectTimeoutFor, createUndiciTransport } from './undici-transport.js'
@@ -54,7 +55,7 @@ describe('the webhook transport without WEBHOOK_ALLOW_PRIVATE', () => {
     hits = []
     const res = await send(guarded, `http://${host}:${port}/hook`)
     expect(res).toMatchObject({ statusCode: null, failure: 'refused', aborted: false })
-    expect(res.error).toContain(`a ${cls} address`)
+    expect(res.error).toContain(`${withArticle(cls)} address`)
     expect(res.error).toContain('WEBHOOK_ALLOW_PRIVATE')
     expect(hits).toEqual([])
   })
