@@ -137,6 +137,31 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
     await page.context().close()
   })
 
+  it('when a test button gets no answer (the connection dropped), then the page says so and keeps its buttons', async () => {
+    const { id, payUrl } = await create()
+    const { page } = await open(payUrl)
+    await page.route('**/simulate', (route) => route.abort('internetdisconnected'))
+    await page.getByRole('button', { name: 'Pay', exact: true }).click()
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('The test payment was not sent: no answer from the payment service; check the connection and try again')
+    expect(await page.getByRole('button', { name: 'Pay', exact: true }).isEnabled()).toBe(true)
+    expect((await info(id)).status).toBe('pending')
+    await page.context().close()
+  })
+
+  it('when the comment has line breaks, then the page shows them', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      ...json({ order_id: `E2E-LINES-${(n += 1)}`, amount: '5.00', currency: 'RUB', comment: 'Ethiopia Yirgacheffe, 1 kg\nKenya AA, 250 g' }),
+      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+    })
+    const { page } = await open(res.json().pay_url)
+    expect(await page.locator('[data-comment]').innerText()).toBe('Ethiopia Yirgacheffe, 1 kg\nKenya AA, 250 g')
+    await page.context().close()
+  })
+
   it('when the status changes elsewhere, then the open page follows it by polling', async () => {
     const { id, payUrl } = await create()
     const { page, errors } = await open(payUrl)

@@ -70,6 +70,8 @@ export interface Messages {
   readonly simulateLegend: string
   /** Shown when a test-mode button's request was refused (followed by the service's reason). */
   readonly simulateFailed: string
+  /** …when it got no answer at all (offline, connection dropped). */
+  readonly simulateNoAnswer: string
   readonly pay: string
   readonly hold: string
   readonly decline: string
@@ -110,6 +112,7 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     testModeText: 'Sandbox payments: no real money is charged.',
     simulateLegend: 'Simulate the payment result',
     simulateFailed: 'The test payment was not sent:',
+    simulateNoAnswer: 'no answer from the payment service; check the connection and try again',
     pay: 'Pay',
     hold: 'Hold',
     decline: 'Decline',
@@ -148,6 +151,7 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     testModeText: 'Платежи в песочнице: реальные деньги не списываются.',
     simulateLegend: 'Смоделировать результат оплаты',
     simulateFailed: 'Тестовый платёж не отправлен:',
+    simulateNoAnswer: 'платёжный сервис не ответил; проверьте подключение и попробуйте ещё раз',
     pay: 'Оплатить',
     hold: 'Удержать',
     decline: 'Отклонить',

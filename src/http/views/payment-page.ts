@@ -98,7 +98,7 @@ ${button('paid', t.pay, 'btn-primary')}
 ${status === 'pending' && button('hold', t.hold, 'btn-secondary')}
 ${button('failed', t.decline, 'btn-danger')}
 </div>
-<p class="sandbox-error" role="alert" data-simulate-error="${t.simulateFailed}" hidden></p>
+<p class="sandbox-error" role="alert" data-simulate-error="${t.simulateFailed}" data-simulate-no-answer="${t.simulateNoAnswer}" hidden></p>
 </section>`
 }
 

@@ -37,6 +37,7 @@ h2:focus{outline:none}
 .details dd{margin:0;text-align:right;overflow-wrap:anywhere;min-width:0}
 .details .stack{display:block}
 .details .stack dd{text-align:left;margin-top:.125rem}
+[data-comment]{white-space:pre-line}
 .sandbox{margin-top:1.25rem;padding:1rem;border:2px dashed #c99a00;border-radius:.75rem;background:#fffbea}
 .sandbox h2{font-size:1rem;flex-wrap:wrap;row-gap:.375rem}
 .sandbox-error{margin:.75rem 0 0;color:#a3141c;font-weight:600}

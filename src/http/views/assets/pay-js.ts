@@ -126,7 +126,8 @@ export const PAY_JS = `'use strict';
       });
       if (!res.ok && res.status !== 409) refused = (await res.json().catch(() => ({}))).detail || String(res.status);
     } catch {
-      // offline: fall through to refresh, which keeps the buttons and retries
+      // no answer (offline, the connection dropped): said so, as a refusal is, or the click would look like nothing
+      refused = (failure && failure.getAttribute('data-simulate-no-answer')) || 'no answer';
     }
     if (refused && failure) {
       failure.textContent = failure.getAttribute('data-simulate-error') + ' ' + refused;
