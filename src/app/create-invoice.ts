@@ -63,9 +63,10 @@ export async function createInvoice(
   }
 
   // A new order_id, the common case, is one insert: where the store commits it by itself more cheaply than a
-  // transaction (PostgreSQL: one round trip; SQLite: into the group commit without a savepoint), it goes alone. So does a repeat of a create, which writes nothing: the live invoice
-  // answers it (or refuses it), read as committed. The transaction below runs only when the holder has to be expired
-  // first, or left the live set between the two statements.
+  // transaction (PostgreSQL: one round trip; SQLite: into the group commit without a savepoint), it goes alone. So
+  // does a repeat of a create, which writes nothing: the live invoice answers it (or refuses it), read as committed.
+  // The transaction below runs only when the holder has to be expired first, or left the live set between the two
+  // statements.
   const insertAlone = deps.store.insertInvoice
   if (insertAlone !== undefined) {
     if ((await insertAlone(candidate)) === 'inserted') return { invoice: candidate, isNew: true }

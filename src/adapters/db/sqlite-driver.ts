@@ -250,8 +250,12 @@ class GroupCommitDriver implements Driver {
       handle.inTransaction = false
       this.#mutex.unlock()
     }
-    // Acknowledged only once the shared COMMIT is durable.
-    await new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }))
+    await this.#untilCommitted()
+  }
+
+  /** Resolves once the open batch's COMMIT is durable: none of its members is acknowledged before. */
+  #untilCommitted(): Promise<void> {
+    return new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }))
   }
 
   /**
@@ -275,8 +279,7 @@ class GroupCommitDriver implements Driver {
     } finally {
       this.#mutex.unlock()
     }
-    // Acknowledged only once the shared COMMIT is durable.
-    await new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }))
+    await this.#untilCommitted()
     return result
   }
 
