@@ -76,8 +76,7 @@ export function registerProblemJson(app: FastifyInstance): void {
   // An Expect other than 100-continue: node would answer a bare 417 of its own.
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const id = randomUUID()
-    const problem = problemOf('validation_failed', 'only Expect: 100-continue is supported', [{ field: 'expect', message: 'must be 100-continue' }])
-    const body = JSON.stringify({ ...problem, status: 417, title: STATUS_CODES[417] })
+    const body = outsideB7(417, problemOf('validation_failed', 'only Expect: 100-continue is supported', [{ field: 'expect', message: 'must be 100-continue' }]))
     app.log.debug({ reqId: id, expect: req.headers.expect }, 'HTTP request refused: unsupported Expect')
     res.writeHead(417, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'x-request-id': id, connection: 'close' }).end(body)
   })
@@ -124,7 +123,7 @@ export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, 
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, problemOf('validation_failed', 'the request did not arrive in full in time')]
         : [400, problemOf('validation_failed', 'the request is not valid HTTP/1.1')]
-  const body = JSON.stringify({ ...problem, status, title: STATUS_CODES[status] ?? problem.title })
+  const body = outsideB7(status, problem)
   this.log.debug({ reqId: id, code: err.code }, 'HTTP request refused by the parser')
   const refuse = (): void => {
     if (socket.writable) {
@@ -155,6 +154,14 @@ export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, 
     answering.once('close', next)
   }
   afterAnswers()
+}
+
+/**
+ * The body of a problem answered with a status B7 does not pair with its code (408, 417, 431: what HTTP says, the
+ * contract's nearest code), written outside Fastify's reply.
+ */
+function outsideB7(status: number, problem: Problem): string {
+  return JSON.stringify({ ...problem, status, title: STATUS_CODES[status] ?? problem.title })
 }
 
 function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): Problem {
