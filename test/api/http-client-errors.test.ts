@@ -34,6 +34,26 @@ function exchange(raw: string | Buffer): Promise<{ status: number; headers: Reco
   })
 }
 
+/** Writes `raw` on a fresh connection without ending it (a client that pipelines waits for its answers); the text until the server closes. */
+function pipelined(raw: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    socket.on('data', (c) => chunks.push(c))
+    socket.on('error', reject)
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    socket.write(raw)
+  })
+}
+
+/** A create request for `orderId` with this test's key, as raw HTTP/1.1. */
+function createRequest(orderId: string): string {
+  const body = JSON.stringify({ order_id: orderId, amount: '9.00', currency: 'RUB' })
+  return `POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${m.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+}
+
+const MALFORMED = `GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`
+
 describe('requests the HTTP parser refuses (API.md B7)', () => {
   it.each([
     ['a header line without a colon', 400, 'validation_failed', `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nBad Header y\r\n\r\n`],
@@ -69,17 +89,7 @@ describe('requests the HTTP parser refuses (API.md B7)', () => {
   })
 
   it('when good requests are pipelined before a malformed one, then the good ones are answered first, then the refusal', async () => {
-    const body = JSON.stringify({ order_id: 'PIPE-1', amount: '9.00', currency: 'RUB' })
-    const good = `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nPOST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${m.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-    const text = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1')
-      const chunks: Buffer[] = []
-      socket.on('data', (c) => chunks.push(c))
-      socket.on('error', reject)
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
-      // written, not ended: a client that pipelines keeps its side open for the answers
-      socket.write(`${good}GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`)
-    })
+    const text = await pipelined(`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n${createRequest('PIPE-1')}${MALFORMED}`)
     const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((x) => x[1])
     expect(statuses).toEqual(['200', '201', '400'])
     expect(text).toContain('"order_id"')
@@ -87,18 +97,8 @@ describe('requests the HTTP parser refuses (API.md B7)', () => {
   })
 
   it('when several creates are pipelined before a malformed request, then every one of them is answered before the refusal', async () => {
-    const creates = Array.from({ length: 8 }, (_, i) => {
-      const body = JSON.stringify({ order_id: `PIPE-MANY-${i}`, amount: '9.00', currency: 'RUB' })
-      return `POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${m.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-    })
-    const text = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1')
-      const chunks: Buffer[] = []
-      socket.on('data', (c) => chunks.push(c))
-      socket.on('error', reject)
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
-      socket.write(`${creates.join('')}GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`)
-    })
+    const creates = Array.from({ length: 8 }, (_, i) => createRequest(`PIPE-MANY-${i}`))
+    const text = await pipelined(`${creates.join('')}${MALFORMED}`)
     // each created invoice answered (an invoice made but never answered leaves the shop unsure), then the refusal
     expect([...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((x) => x[1])).toEqual([...creates.map(() => '201'), '400'])
   })

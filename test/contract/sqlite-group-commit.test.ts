@@ -5,7 +5,13 @@ import BetterSqlite3 from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openSqliteStore } from '../../src/adapters/db/sqlite.js'
 import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
-import { invoiceFixture, merchantFixture } from './fixtures.js'
+import { givenMerchant, invoiceFixture, merchantFixture } from './fixtures.js'
+
+/** The store's insert of a new invoice alone: on SQLite it joins the open batch (the tests below fail without it). */
+function insertAloneOf(store: Store): NonNullable<Store['insertInvoice']> {
+  if (store.insertInvoice === undefined) throw new Error('the SQLite store inserts new invoices into the open batch')
+  return store.insertInvoice
+}
 
 describe('SQLite group commit (the writes of one event-loop turn share one durable COMMIT)', () => {
   let dir: string
@@ -23,8 +29,7 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
   })
 
   it('when many transactions start in one turn, then all commit and each is acknowledged only after its data is durable', async () => {
-    const merchant = merchantFixture()
-    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const merchant = await givenMerchant(store)
     const invoices = Array.from({ length: 50 }, () => invoiceFixture(merchant.id))
     // an independent connection, as another process would read the file
     const outside = new BetterSqlite3(path, { readonly: true })
@@ -45,10 +50,8 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
   it('when invoices are inserted alone in one turn, then they join the batch: all commit, each acknowledged only after its data is durable', async () => {
     // create-invoice inserts a new invoice with insertInvoice where the store has it: here it must take the group
     // commit (no savepoint, no transaction of its own), not commit each insert alone
-    const insertAlone = store.insertInvoice
-    if (insertAlone === undefined) throw new Error('the SQLite store inserts new invoices into the open batch')
-    const merchant = merchantFixture()
-    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const insertAlone = insertAloneOf(store)
+    const merchant = await givenMerchant(store)
     const invoices = Array.from({ length: 50 }, () => invoiceFixture(merchant.id))
     const outside = new BetterSqlite3(path, { readonly: true })
     const count = () => (outside.prepare('select count(*) as n from invoices').get() as { n: number }).n
@@ -73,10 +76,8 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
   })
 
   it('when an insert alone meets a live holder of its order_id or a constraint, then only it is refused and the rest of its batch commits', async () => {
-    const insertAlone = store.insertInvoice
-    if (insertAlone === undefined) throw new Error('the SQLite store inserts new invoices into the open batch')
-    const merchant = merchantFixture()
-    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const insertAlone = insertAloneOf(store)
+    const merchant = await givenMerchant(store)
     const holder = invoiceFixture(merchant.id)
     const good = invoiceFixture(merchant.id)
     const [first, rival, duplicateId, other] = await Promise.allSettled([
@@ -96,10 +97,8 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
   })
 
   it('when an insert alone has not been acknowledged yet, then reads outside it do not see it', async () => {
-    const insertAlone = store.insertInvoice
-    if (insertAlone === undefined) throw new Error('the SQLite store inserts new invoices into the open batch')
-    const merchant = merchantFixture()
-    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const insertAlone = insertAloneOf(store)
+    const merchant = await givenMerchant(store)
     const invoice = invoiceFixture(merchant.id)
     let acknowledged = false
     const pending = insertAlone(invoice).then(() => (acknowledged = true))
@@ -126,8 +125,7 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
   })
 
   it('when one transaction of a batch fails, then only its own writes are undone', async () => {
-    const merchant = merchantFixture()
-    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const merchant = await givenMerchant(store)
     const good = invoiceFixture(merchant.id)
     const bad = invoiceFixture(merchant.id)
     const results = await Promise.allSettled([
@@ -144,10 +142,8 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
   })
 
   it('when SQLite rolls the whole batch back after one member\'s statement, then the other members fail as unavailable (503, not 500) and none is committed', async () => {
-    const insertAlone = store.insertInvoice
-    if (insertAlone === undefined) throw new Error('the SQLite store inserts new invoices into the open batch')
-    const merchant = merchantFixture()
-    await store.transaction((tx) => tx.merchants.insert(merchant))
+    const insertAlone = insertAloneOf(store)
+    const merchant = await givenMerchant(store)
     // A trigger stands in for a statement after which SQLite rolls the whole transaction back itself (SQLITE_FULL,
     // IOERR or NOMEM in the middle of a statement: a disk that fills while a large batch spills to the WAL).
     const outside = new BetterSqlite3(path)
@@ -186,8 +182,7 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
 
   describe('hot lookups share one read snapshot per event-loop pass', () => {
     it('when a batch commits after a lookup in the same pass, then a lookup after its acknowledgment sees it', async () => {
-      const merchant = merchantFixture()
-      await store.transaction((tx) => tx.merchants.insert(merchant))
+      const merchant = await givenMerchant(store)
       const invoice = invoiceFixture(merchant.id)
       let before: unknown = 'not looked up'
       await store.transaction(async (tx) => {
@@ -202,8 +197,7 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
     })
 
     it('when another connection commits, then lookups see it from the next pass on', async () => {
-      const merchant = merchantFixture()
-      await store.transaction((tx) => tx.merchants.insert(merchant))
+      const merchant = await givenMerchant(store)
       const invoice = invoiceFixture(merchant.id)
       await store.transaction((tx) => tx.invoices.insert(invoice))
       expect(await store.invoices.findById(invoice.id)).toMatchObject({ status: 'pending' })
@@ -215,8 +209,7 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
     })
 
     it('when lookups and writes alternate for thousands of passes, then the WAL file is reused instead of growing', async () => {
-      const merchant = merchantFixture()
-      await store.transaction((tx) => tx.merchants.insert(merchant))
+      const merchant = await givenMerchant(store)
       const first = invoiceFixture(merchant.id)
       await store.transaction((tx) => tx.invoices.insert(first))
       // each pass: a write and a lookup (a snapshot held through the pass). 3,000 COMMITs write ~100 MB of WAL
