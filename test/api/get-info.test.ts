@@ -60,6 +60,12 @@ describe('GET /api/invoice/getInfo', () => {
     expect(ok.json().order_id).toBe(raw)
   })
 
+  it('when order_id is not validly percent-encoded, then the B4 order holds: the key first (401), then the query (400) before merchant_id is compared (403)', async () => {
+    expect((await get(`merchant_id=${m.id}&order_id=%FF`, null)).json()).toMatchObject({ status: 401, code: 'missing_api_key' })
+    const other = '0193a0ff-0000-7000-8000-000000000000'
+    expect((await get(`merchant_id=${other}&order_id=%FF`)).json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'order_id' }] })
+  })
+
   it('when a list filter is not validly percent-encoded, then 400 validation_failed naming it', async () => {
     const invoices = await t.app.inject({ url: '/api/v1/invoices?status=pa%ZZid', headers: { 'x-api-key': m.apiKey } })
     expect(invoices.json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'status' }] })
