@@ -86,6 +86,9 @@ describe('hosted payment page (API.md D)', () => {
         [{ 'accept-language': 'en' }, '?lang=ru', 'ru'],
         [{ 'accept-language': 'ru' }, '?lang=en', 'en'],
         [{ 'accept-language': 'ru' }, '?lang=xx', 'ru'],
+        // a language tag in any case (RFC 5646 §2.1.1)
+        [{ 'accept-language': 'en' }, '?lang=RU', 'ru'],
+        [{ 'accept-language': 'ru' }, '?lang=En', 'en'],
         // a stray parameter still opens the page: given twice (the first language named counts), or long
         [{ 'accept-language': 'ru' }, '?lang=ru&lang=en', 'ru'],
         [{ 'accept-language': 'en' }, '?lang=xx&lang=ru', 'ru'],
@@ -121,6 +124,21 @@ describe('hosted payment page (API.md D)', () => {
         expect(langOf(ru.body)).toBe('ru')
         expect(ru.body).toContain('<h1>Счёт не найден</h1>')
       }
+    })
+
+    it('when the page address has a trailing slash, then 301 to the page itself, query kept, and the page opens', async () => {
+      const id = await create()
+      const res = await page(`${id}/`, {}, '?lang=ru&x=%3Cy%3E')
+      expect(res.statusCode).toBe(301)
+      expect(res.headers['location']).toBe(`/pay/${id}?lang=ru&x=%3Cy%3E`)
+      const followed = await t.app.inject({ url: res.headers['location'] as string })
+      expect(followed.statusCode).toBe(200)
+      expect(langOf(followed.body)).toBe('ru')
+      // an id that names nothing lands on the 404 page, its characters encoded in the Location
+      const odd = await page('%3Cscript%3E/')
+      expect(odd.statusCode).toBe(301)
+      expect(odd.headers['location']).toBe('/pay/%3Cscript%3E')
+      expect((await page(`${UNKNOWN}/`)).headers['location']).toBe(`/pay/${UNKNOWN}`)
     })
 
     it('when the status is polled, then it reads pending, then paid with the success_url', async () => {
@@ -160,7 +178,7 @@ describe('hosted payment page (API.md D)', () => {
       expect(held).toContain(`action="/pay/${id}/simulate?lang=ru"`)
       // a held payment can only be settled by the provider: pay or decline, no second hold (API.md B5)
       expect(forms(held)).toEqual(['paid', 'failed'])
-      const declined = await simulateForm(id, 'outcome=failed', '?lang=xx&lang=ru')
+      const declined = await simulateForm(id, 'outcome=failed', '?lang=xx&lang=RU')
       expect(declined.statusCode).toBe(303)
       expect(declined.headers['location']).toBe(`/pay/${id}?lang=ru`)
       expect((await status(id)).status).toBe('failed')

@@ -147,6 +147,19 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
       },
     )
 
+    // A link whose trailing slash was added on the way (a chat app, a hand-typed URL) still reaches the page: a
+    // permanent redirect to the page's own address, query kept. The target is built from PUBLIC_URL's path and the
+    // encoded id only, so it cannot point anywhere else.
+    r.get(
+      '/pay/:invoice_id/',
+      { schema: { hide: true, params: PayParams } },
+      async (request, reply) => {
+        const at = request.url.indexOf('?')
+        const query = at === -1 ? '' : request.url.slice(at)
+        return reply.code(301).header('location', payPath(base, encodeURIComponent(request.params.invoice_id)) + query).send()
+      },
+    )
+
     r.get(
       '/pay/:invoice_id/status',
       {

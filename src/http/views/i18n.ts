@@ -7,9 +7,17 @@ export function isLang(text: unknown): text is Lang {
   return typeof text === 'string' && (LANGS as readonly string[]).includes(text)
 }
 
-/** The language a `?lang=` parameter asks for: its value, or the first of its values, that is one of ours. */
+/**
+ * The language a `?lang=` parameter asks for: its value, or the first of its values, that is one of ours. Language
+ * tags are case-insensitive (RFC 5646 §2.1.1): `?lang=RU` is Russian.
+ */
 export function askedLang(query: string | readonly string[] | undefined): Lang | undefined {
-  return typeof query === 'string' ? (isLang(query) ? query : undefined) : query?.find(isLang)
+  const values = typeof query === 'string' ? [query] : (query ?? [])
+  for (const value of values) {
+    const lower = value.toLowerCase()
+    if (isLang(lower)) return lower
+  }
+  return undefined
 }
 
 // RFC 9110 §12.5.4: `tag;q=0.8`; q is 0–1 with at most three decimals. A malformed q drops that entry only.
