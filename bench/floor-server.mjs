@@ -6,10 +6,18 @@
 //   line to a file (through the service's own log writer); a prom-client counter and histogram. It writes its answers and shares its read snapshot as the
 //   service does: the answers of one event-loop pass written together at its end, the reads of one pass in one
 //   read transaction.
+// The same for create (POST /api/v1/invoices), on a database file of its own made by the service's migrations: the
+// body read and parsed (JSON.parse), the key as above, order_id, amount (the service's parseAmount) and currency
+// checked, a UUIDv7 id (the service's generator), the row made by the service's invoiceToRow and inserted by the
+// service's statement (ON CONFLICT on the live-order index), the QR data URI by the service's http/qr.ts, the
+// answer by its createResponseToWire, the same headers, log line and metrics; the inserts of one event-loop pass
+// in one transaction committed at its end (WAL, synchronous=FULL), and no answer before that COMMIT returned.
 // It answers only the well-formed happy path the bench sends (anything else: 404), so it is not a service, only
-// a measure: how close to the bare server getInfo could come on this machine if the framework cost nothing.
+// a measure: how close to the bare server getInfo and create could come on this machine if the framework cost
+// nothing.
 //
-//   node bench/floor-server.mjs <port> <sqlite file> <log file>   (the API key in FLOOR_API_KEY)
+//   node bench/floor-server.mjs <port> <sqlite file> <log file> <create sqlite file>
+//   (the bench's API key in FLOOR_API_KEY; the merchant the create database holds in FLOOR_CREATE_MERCHANT)
 import { hash, randomUUID } from 'node:crypto'
 import { openSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -18,13 +26,18 @@ import { INVOICE_COLUMNS, rowToInvoice } from '../dist/adapters/db/schema.js'
 import { rowMaker } from '../dist/adapters/db/sqlite-driver.js'
 import { invoiceView } from '../dist/domain/invoice-view.js'
 import { LogWriter } from '../dist/adapters/system/log-writer.js'
+import { createUuidV7 } from '../dist/adapters/system/uuid-v7.js'
+import { parseAmount } from '../dist/domain/money.js'
+import { invoiceToRow } from '../dist/adapters/db/schema.js'
+import { createResponseToWire } from '../dist/http/dto.js'
+import { qrDataUri } from '../dist/http/qr.js'
 
 const require = createRequire(import.meta.url)
 const Database = require('better-sqlite3')
 const pino = require('pino')
 const { Counter, Histogram, Registry } = require('prom-client')
 
-const [port, dbFile, logFile] = process.argv.slice(2)
+const [port, dbFile, logFile, createDbFile] = process.argv.slice(2)
 const db = new Database(dbFile, { readonly: true })
 const byId = db.prepare(`select ${INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ')} from invoices where id = ?`).raw(true)
 const toRow = rowMaker(INVOICE_COLUMNS)
@@ -54,7 +67,7 @@ const latency = new Histogram({ name: 'http_request_duration_seconds', help: 'la
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const SECURITY = ['content-security-policy', "default-src 'none';frame-ancestors 'none'", 'x-content-type-options', 'nosniff', 'x-frame-options', 'DENY', 'referrer-policy', 'no-referrer', 'strict-transport-security', 'max-age=31536000; includeSubDomains']
 
-createServer((req, res) => {
+function getInfo(req, res) {
   const started = performance.now()
   const q = new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1))
   const merchantId = q.get('merchant_id')
@@ -79,4 +92,75 @@ createServer((req, res) => {
   logger.info({ reqId, method: req.method, url: req.url, statusCode: 200, ms: Math.round(ms * 100) / 100 }, 'request completed')
   requests.inc()
   latency.observe(ms / 1000)
-}).listen(Number(port), '127.0.0.1')
+}
+
+// create: a writable connection as the service's (WAL, synchronous=FULL), the service's insert statement
+const writer = new Database(createDbFile)
+writer.pragma('journal_mode = WAL')
+writer.pragma('synchronous = FULL')
+writer.pragma('foreign_keys = ON')
+const insert = writer.prepare(
+  `insert into "invoices" (${INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${INVOICE_COLUMNS.map(() => '?').join(', ')}) ` +
+    `on conflict ("merchant_id", "order_id") where status in ('pending', 'hold', 'paid') do nothing`,
+)
+const beginWrite = writer.prepare('begin')
+const commitWrite = writer.prepare('commit')
+const createMerchant = process.env.FLOOR_CREATE_MERCHANT
+const newId = createUuidV7()
+const PUBLIC_URL = 'http://localhost:3000'
+const createRequests = requests // same series shape; the label values do not change the cost
+// creates of the open batch waiting for its COMMIT: response, body, response, body…
+let batch = []
+const commitBatch = () => {
+  const answers = batch
+  batch = []
+  commitWrite.run()
+  for (let i = 0; i < answers.length; i += 2) answers[i].end(answers[i + 1])
+}
+
+function create(req, res) {
+  const started = performance.now()
+  const chunks = []
+  req.on('data', (c) => chunks.push(c))
+  req.on('end', () => {
+    const key = req.headers['x-api-key']
+    let input
+    try {
+      input = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    } catch {
+      input = undefined
+    }
+    const amount = typeof input?.amount === 'string' ? parseAmount(input.amount, 2) : { ok: false }
+    if (typeof key !== 'string' || hash('sha256', key, 'hex') !== keyHash || typeof input.order_id !== 'string' || input.order_id.length === 0 || input.order_id.length > 128 || !amount.ok || input.currency !== 'RUB') {
+      res.writeHead(404).end()
+      return
+    }
+    const now = new Date()
+    const id = newId()
+    const payUrl = `${PUBLIC_URL}/pay/${id}`
+    const invoice = {
+      id, merchantId: createMerchant, orderId: input.order_id, amount: amount.minor, currency: 'RUB', status: 'pending', service: 'card',
+      comment: null, callbackUrl: null, successUrl: null, failUrl: null, payUrl, qrData: payUrl, credited: null,
+      expiresAt: new Date(now.getTime() + 3_600_000), paidAt: null, heldAt: null, createdAt: now, updatedAt: now,
+    }
+    if (batch.length === 0) {
+      beginWrite.run()
+      setImmediate(commitBatch)
+    }
+    const row = invoiceToRow(invoice)
+    if (insert.run(INVOICE_COLUMNS.map((c) => row[c])).changes !== 1) {
+      res.writeHead(404).end()
+      return
+    }
+    const body = JSON.stringify(createResponseToWire(invoice, true, PUBLIC_URL, qrDataUri(invoice.qrData)))
+    const reqId = randomUUID()
+    res.writeHead(201, [...SECURITY, 'x-request-id', reqId, 'ratelimit-limit', '200', 'ratelimit-remaining', '199', 'ratelimit-reset', '1', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))])
+    batch.push(res, body)
+    const ms = performance.now() - started
+    logger.info({ reqId, method: req.method, url: req.url, statusCode: 201, ms: Math.round(ms * 100) / 100 }, 'request completed')
+    createRequests.inc()
+    latency.observe(ms / 1000)
+  })
+}
+
+createServer((req, res) => (req.method === 'POST' ? create(req, res) : getInfo(req, res))).listen(Number(port), '127.0.0.1')

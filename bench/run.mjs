@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run bench`: the service on its default configuration, measured with wrk side by side with a bare
 // node:http server answering a fixed JSON of a getInfo response's size (this machine's limit) in the same run.
-// On SQLite it also measures the floor of getInfo's own work (bench/floor-server.mjs: the same key lookup, read,
-// view, headers, log line and metrics on node:http without the framework) against the same database file.
+// On SQLite it also measures the floors of getInfo's and create's own work (bench/floor-server.mjs: the same key
+// lookup, read, view, headers, log line and metrics on node:http without the framework, against the same database
+// file; the same parse, insert with group commit, QR code and answer, against a database file of its own).
 //
 //   BENCH_DURATION=10  seconds per profile       BENCH_CONNECTIONS=50   wrk connections
 //   BENCH_SEED=3000    invoices seeded for getInfo     BENCH_WARMUP=3  seconds of the same load, unmeasured, first
@@ -73,8 +74,11 @@ const bare = spawn(bareCmd, bareArgs, { stdio: 'inherit' })
 await waitFor(`http://127.0.0.1:${BARE_PORT}/`)
 let floor
 if (DATABASE_URL === undefined) {
-  const [floorCmd, floorArgs] = pin(0, process.execPath, [join(ROOT, 'bench', 'floor-server.mjs'), String(FLOOR_PORT), join(work, 'bench.db'), join(work, 'floor.log')])
-  floor = spawn(floorCmd, floorArgs, { stdio: 'inherit', env: { ...process.env, FLOOR_API_KEY: merchant.api_key } })
+  // create's floor writes to a database of its own, made by the service's migrations with a merchant in it
+  const createDb = join(work, 'floor-create.db')
+  const createMerchantId = createMerchant(serviceEnv(`sqlite:${createDb}`)).merchant_id
+  const [floorCmd, floorArgs] = pin(0, process.execPath, [join(ROOT, 'bench', 'floor-server.mjs'), String(FLOOR_PORT), join(work, 'bench.db'), join(work, 'floor.log'), createDb])
+  floor = spawn(floorCmd, floorArgs, { stdio: 'inherit', env: { ...process.env, FLOOR_API_KEY: merchant.api_key, FLOOR_CREATE_MERCHANT: createMerchantId } })
   await waitFor(`http://127.0.0.1:${FLOOR_PORT}/`)
 }
 
@@ -83,6 +87,7 @@ const lua = (body) => wrkScript(work, body)
 const profiles = [
   { name: 'bare node:http (the limit)', url: `http://127.0.0.1:${BARE_PORT}/`, pid: bare.pid, script: lua('') },
   ...(floor === undefined ? [] : [{ name: 'floor: getInfo\'s own work without the framework', url: `http://127.0.0.1:${FLOOR_PORT}/`, pid: floor.pid, script: lua(`${IDS}\nrequest = getinfo`) }]),
+  ...(floor === undefined ? [] : [{ name: 'floor: create\'s own work without the framework', url: `http://127.0.0.1:${FLOOR_PORT}/`, pid: floor.pid, script: lua(`${IDS}\nrequest = create`) }]),
   { name: 'getInfo', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = getinfo`) },
   { name: 'create', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = create`) },
   { name: 'mixed (80% getInfo, 20% create)', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = function() if math.random() < 0.8 then return getinfo() end return create() end`) },
