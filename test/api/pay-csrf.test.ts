@@ -136,7 +136,22 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
     const other = await create()
     expectOriginRefused(await simulateJson(other, { origin: 'http://evil.example', host: '127.0.0.1:8080' }))
     expectOriginRefused(await simulateJson(other, { origin: 'http://127.0.0.1:8080', host: 'pay.test' }))
+    // our Host on the other scheme: the request came over http, so an https page is not this address's
+    expectOriginRefused(await simulateJson(other, { origin: 'https://127.0.0.1:8080', host: '127.0.0.1:8080' }))
     expect(await status(other)).toBe('pending')
+  })
+
+  it('when behind a trusted proxy the page was opened over https at another host name, then only an https Origin of it is accepted', async () => {
+    await t.close()
+    t = await buildTestApp({ TRUST_PROXY: '1' })
+    m = await t.merchant()
+    const behind = { host: 'shop-pay.example', 'x-forwarded-proto': 'https', 'sec-fetch-site': 'same-origin' }
+    const id = await create()
+    // a page at http://shop-pay.example (another server there, or an injected one) is not ours
+    expectOriginRefused(await simulateJson(id, { ...behind, origin: 'http://shop-pay.example' }))
+    expect(await status(id)).toBe('pending')
+    const res = await simulateJson(id, { ...behind, origin: 'https://shop-pay.example' })
+    expect(res.statusCode, res.body).toBe(200)
   })
 
   it('when PUBLIC_URL has a path, then its origin (scheme, host, port) is what counts', async () => {

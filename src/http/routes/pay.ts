@@ -75,15 +75,18 @@ function assertSameOrigin(request: FastifyRequest, ownOrigin: string): void {
 }
 
 /**
- * Whether a request's origin is this service: PUBLIC_URL's, or the host the request itself was sent to. A page opened
- * at another address of the same server (http://127.0.0.1:8080 where PUBLIC_URL says localhost, what the start-up log
- * prints) posts with that origin; its buttons failed. A page of another site cannot send our Host with its Origin.
+ * Whether a request's origin is this service: PUBLIC_URL's, or the scheme and host the request itself was sent to.
+ * A page opened at another address of the same server (http://127.0.0.1:8080 where PUBLIC_URL says localhost, what
+ * the start-up log prints) posts with that origin; its buttons failed. A page of another site cannot send our Host
+ * with its Origin; and the scheme must be the request's own (behind a proxy, as TRUST_PROXY lets X-Forwarded-Proto
+ * say), or a page served over plain HTTP at our host name — another server there, or one a network attacker
+ * injected — would count as ours for a service reached over HTTPS.
  */
 function isOwnOrigin(origin: URL | undefined, request: FastifyRequest, ownOrigin: string): boolean {
   if (origin === undefined) return false
   if (origin.origin === ownOrigin) return true
   const host = request.headers.host
-  return host !== undefined && origin.host === host.toLowerCase()
+  return host !== undefined && origin.host === host.toLowerCase() && origin.protocol === `${request.protocol}:`
 }
 
 /** An Origin header value parsed, or undefined when it names no origin (garbage, an opaque origin). */
@@ -206,7 +209,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
           description:
             'What the TEST MODE controls call. JSON answers 200 with the status; an HTML form post ' +
             '(application/x-www-form-urlencoded) answers 303 back to the page, also when the status has already moved on. ' +
-            'Only present when SANDBOX is on. A browser request from another origin (an `Origin` other than the service\'s own or the requested host\'s, ' +
+            'Only present when SANDBOX is on. A browser request from another origin (an `Origin` other than the service\'s own or the requested scheme and host\'s, ' +
             '`Sec-Fetch-Site: cross-site`, or, without an `Origin` that names one, a `Sec-Fetch-Site` other than `same-origin` or `none`) is refused with 400 `validation_failed` naming `origin`.',
           tags: ['public'],
           security: [],
