@@ -45,7 +45,9 @@ describe('POST /api/v1/invoices — errors', () => {
     ['an exponent', { amount: '1e3', currency: 'RUB' }, 'amount', 'no sign, spaces or exponent'],
     ['a signed string', { amount: '+10', currency: 'RUB' }, 'amount', 'no sign'],
     ['spaces', { amount: ' 10', currency: 'RUB' }, 'amount', 'no sign'],
-    ['a boolean', { amount: true, currency: 'RUB' }, 'amount', ''],
+    ['a boolean', { amount: true, currency: 'RUB' }, 'amount', 'must be a number or a string'],
+    // a string branch's own rule, not the number branch's "must be a number"
+    ['a 65-character decimal string', { amount: `${'0'.repeat(64)}1`, currency: 'RUB' }, 'amount', 'must be at most 64 characters'],
     ['below the minimum', { amount: '0.99', currency: 'RUB' }, 'amount', 'between 1.00 and 1000000.00'],
     ['above the maximum', { amount: '1000000.01', currency: 'RUB' }, 'amount', 'between'],
     ['a huge number', { amount: 1e300, currency: 'RUB' }, 'amount', ''],

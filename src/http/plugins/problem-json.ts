@@ -214,26 +214,44 @@ interface AjvError {
 /** Turns schema errors into field errors that name the field ("callback_urll: is not a known field"). */
 function validationProblem(err: FastifyError): Problem {
   const where = err.validationContext ?? 'body'
-  const errors: FieldError[] = []
+  const found: { error: FieldError; keyword: string | undefined; type: unknown }[] = []
   for (const e of (err.validation ?? []) as AjvError[]) {
     const path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
+    let error: FieldError
     if (e.keyword === 'additionalProperties') {
       const extra = String(e.params?.['additionalProperty'] ?? '')
-      errors.push({ field: path === '' ? extra : `${path}.${extra}`, message: 'is not a known field' })
+      error = { field: path === '' ? extra : `${path}.${extra}`, message: 'is not a known field' }
     } else if (e.keyword === 'required') {
       const missing = String(e.params?.['missingProperty'] ?? '')
-      errors.push({ field: path === '' ? missing : `${path}.${missing}`, message: 'is required' })
+      error = { field: path === '' ? missing : `${path}.${missing}`, message: 'is required' }
     } else if (e.keyword === 'type' && path === '' && where === 'body') {
-      errors.push({ field: '(body)', message: 'must be a JSON object' })
+      error = { field: '(body)', message: 'must be a JSON object' }
     } else {
-      errors.push({ field: path === '' ? where : path, message: friendly(e) })
+      error = { field: path === '' ? where : path, message: friendly(e) }
     }
+    found.push({ error, keyword: e.keyword, type: e.params?.['type'] })
   }
-  // anyOf reports one error per branch; keep the first per field for a readable answer.
-  const seen = new Set<string>()
-  const unique = errors.filter((e) => (seen.has(e.field) ? false : (seen.add(e.field), true)))
+  const unique = onePerField(found)
   const detail = unique.map((e) => `${e.field}: ${e.message}`).join('; ')
   return problemOf('validation_failed', detail, unique)
+}
+
+/**
+ * One error per field, for a readable answer. A union (`anyOf`: the amount, a number or a string) reports an error
+ * for each of its branches. When one branch had the right type and broke a rule of its own (a string over its
+ * length), that rule is the answer, not the other branch's "must be a number"; when every branch had the wrong
+ * type, their types together are ("must be a number or a string").
+ */
+function onePerField(found: readonly { error: FieldError; keyword: string | undefined; type: unknown }[]): FieldError[] {
+  const byField = new Map<string, (typeof found)[number][]>()
+  for (const f of found) byField.set(f.error.field, [...(byField.get(f.error.field) ?? []), f])
+  return [...byField.values()].map((all) => {
+    const first = all[0]!.error
+    const rule = all.find((f) => f.keyword !== 'type' && f.keyword !== 'anyOf')
+    if (all.length === 1 || rule !== undefined) return (rule ?? all[0]!).error
+    const types = all.filter((f) => f.keyword === 'type').map((f) => String(f.type))
+    return types.length > 1 ? { field: first.field, message: `must be a ${types.join(' or a ')}` } : first
+  })
 }
 
 function friendly(e: AjvError): string {
