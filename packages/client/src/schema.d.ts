@@ -284,7 +284,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox provider: the buyer's simulated payment result
-         * @description What the TEST MODE controls call. JSON answers 200 with the status; an HTML form post (application/x-www-form-urlencoded) answers 303 back to the page, also when the status has already moved on. Only present when SANDBOX is on. A browser request from another origin (an `Origin` other than the service's own or the requested host's, `Sec-Fetch-Site: cross-site`, or, without an `Origin` that names one, a `Sec-Fetch-Site` other than `same-origin` or `none`) is refused with 400 `validation_failed` naming `origin`.
+         * @description What the TEST MODE controls call. JSON answers 200 with the status; an HTML form post (application/x-www-form-urlencoded) answers 303 back to the page, also when the status has already moved on. Only present when SANDBOX is on. A browser request from another origin (an `Origin` other than the service's own or the requested scheme and host's, `Sec-Fetch-Site: cross-site`, or, without an `Origin` that names one, a `Sec-Fetch-Site` other than `same-origin` or `none`) is refused with 400 `validation_failed` naming `origin`.
          */
         post: operations["simulatePayment"];
         delete?: never;
