@@ -1,9 +1,8 @@
-import { findService } from '../domain/catalog.js'
-import { currencyExponent } from '../domain/currencies.js'
+import { serviceFee } from '../domain/catalog.js'
 import { AppError, withArticle } from '../domain/errors.js'
 import type { EventId, InvoiceId } from '../domain/ids.js'
 import { readStatus, transition, type Invoice, type Status } from '../domain/invoice.js'
-import { asMinor, computeFee, type Minor } from '../domain/money.js'
+import { asMinor, type Minor } from '../domain/money.js'
 import type { Tx } from '../ports/store.js'
 import type { AppDeps } from './deps.js'
 import { recordEvent } from './record-event.js'
@@ -11,12 +10,14 @@ import { recordEvent } from './record-event.js'
 export type TransitionDeps = Pick<AppDeps, 'store' | 'clock' | 'newId' | 'catalog' | 'eventSignal' | 'webhooks'>
 export type Target = Exclude<Status, 'pending'>
 
-/** API.md B4: credited = amount − the service's fee (rounded half up to the minor unit); never below 0. */
+/**
+ * API.md B4: credited = amount − the service's fee (rounded half up to the minor unit); never below 0. The fee is
+ * the one fixed when the invoice was created; an invoice created before fees were kept with it (fee null) takes the
+ * one configured now.
+ */
 export function creditedFor(deps: Pick<AppDeps, 'catalog'>, inv: Invoice): Minor {
-  const fee = findService(deps.catalog, inv.service)?.fee
-  const exponent = currencyExponent(inv.currency)
-  if (fee === undefined || exponent === undefined) return inv.amount
-  return asMinor(inv.amount - computeFee(inv.amount, exponent, fee))
+  const fee = inv.fee ?? serviceFee(deps.catalog, inv.service, inv.currency, inv.amount)
+  return asMinor(inv.amount - fee)
 }
 
 /**

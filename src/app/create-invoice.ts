@@ -1,3 +1,4 @@
+import { serviceFee } from '../domain/catalog.js'
 import { AppError, validationFailed } from '../domain/errors.js'
 import type { EventId, InvoiceId } from '../domain/ids.js'
 import { readStatus, transition, type Invoice } from '../domain/invoice.js'
@@ -55,6 +56,8 @@ export async function createInvoice(
     payUrl: session.url,
     qrData: session.qrData,
     credited: null,
+    // API.md B4: the fee on the terms in force now, kept with the invoice for when it is paid
+    fee: serviceFee(deps.catalog, req.service, req.currency, req.amount),
     expiresAt: new Date(now.getTime() + req.lifetimeSeconds * 1000),
     paidAt: null,
     heldAt: null,

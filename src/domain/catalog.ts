@@ -1,5 +1,5 @@
 import { currencyExponent } from './currencies.js'
-import { limitToMinor, type Fee, type Minor } from './money.js'
+import { asMinor, computeFee, limitToMinor, type Fee, type Minor } from './money.js'
 
 /** What a payment service accepts: currencies, amount bounds in major units, and its fee. */
 export interface ServiceRules {
@@ -33,4 +33,14 @@ export function supportsCurrency(service: ServiceRules, currency: string): boole
 /** The service's bounds in minor units of a currency: the minimum rounded up, the maximum down. */
 export function amountBounds(service: ServiceRules, exponent: number): { min: Minor; max: Minor } {
   return { min: limitToMinor(service.min, exponent, 'ceil'), max: limitToMinor(service.max, exponent, 'floor') }
+}
+
+/**
+ * The fee the service charges on `amount` as configured now (API.md B4, SERVICE_FEES): rounded half up to the
+ * currency's minor unit, never more than the amount; 0 for a service with no fee, or one no longer configured.
+ */
+export function serviceFee(catalog: Catalog, service: string, currency: string, amount: Minor): Minor {
+  const fee = findService(catalog, service)?.fee
+  const exponent = currencyExponent(currency)
+  return fee === undefined || exponent === undefined ? asMinor(0) : computeFee(amount, exponent, fee)
 }

@@ -38,6 +38,7 @@ function invoice(status: Status, over: Partial<Invoice> = {}): Invoice {
     payUrl: 'http://localhost:8080/pay/6a1f0c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
     qrData: 'http://localhost:8080/pay/6a1f0c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
     credited: null,
+    fee: null,
     expiresAt: EXPIRES,
     paidAt: null,
     heldAt: null,

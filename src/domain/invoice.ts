@@ -34,6 +34,11 @@ export interface Invoice {
   /** What the QR code encodes; set by the payment provider. */
   readonly qrData: string
   readonly credited: Minor | null
+  /**
+   * The service's fee on this invoice, fixed when it was created (API.md B4: credited = amount − fee). Null on an
+   * invoice created before the fee was kept with it; its fee is the one configured when it is paid.
+   */
+  readonly fee: Minor | null
   readonly expiresAt: Date
   readonly paidAt: Date | null
   readonly heldAt: Date | null

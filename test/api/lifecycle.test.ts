@@ -1,7 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { sandboxProvider } from '../../src/adapters/sandbox-provider/sandbox-provider.js'
 import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3')
 
 type Outcome = 'paid' | 'hold' | 'failed'
 
@@ -294,6 +300,49 @@ describe('racing transitions', () => {
       expect([...outcomes.keys()].filter((k) => k.startsWith('capture 200')).sort()).toEqual(['capture 200 200', 'capture 200 409'])
     } finally {
       await t.close()
+    }
+  })
+})
+
+describe('the fee on an invoice (API.md B4, SERVICE_FEES)', () => {
+  it('when SERVICE_FEES changes between create and payment, then the fee in force at creation is credited; an invoice from before fees were kept takes the one configured at payment', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fee-'))
+    const DATABASE_URL = `sqlite:${join(dir, 'fees.db')}`
+    try {
+      const before = await buildTestApp({ DATABASE_URL, SERVICE_FEES: 'card=2.5%,sbp=10%' })
+      const m = await before.merchant()
+      const create = async (orderId: string, service: string) => {
+        const res = await before.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: orderId, amount: '100.10', currency: 'RUB', service }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+        expect(res.statusCode).toBe(201)
+        return res.json().order_id as string
+      }
+      const card = await create('F-card', 'card')
+      const sbp = await create('F-sbp', 'sbp')
+      const legacy = await create('F-legacy', 'card')
+      await before.close()
+      // an invoice written before migration 004 (or by an older instance) has no fee of its own
+      const db = new Database(join(dir, 'fees.db'))
+      db.prepare('update invoices set fee = null where id = ?').run(legacy)
+      db.close()
+
+      // the operator raises card's fee and withdraws sbp
+      const after = await buildTestApp({ DATABASE_URL, SERVICES: 'card', SERVICE_FEES: 'card=5%' })
+      try {
+        const pay = async (id: string) => {
+          expect((await after.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'paid' }) })).statusCode).toBe(200)
+          return (await after.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json().credited
+        }
+        // 2.5 % of 100.10 = 2.5025 → 2.50
+        expect(await pay(card)).toBe(97.6)
+        // 10 % of 100.10 = 10.01, though sbp is no longer offered
+        expect(await pay(sbp)).toBe(90.09)
+        // today's 5 %: 5.005 → 5.01
+        expect(await pay(legacy)).toBe(95.09)
+      } finally {
+        await after.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -50,6 +50,7 @@ export function invoiceFixture(merchantId: MerchantId, over: Partial<Invoice> = 
     payUrl: `http://pay.test/pay/${id}`,
     qrData: `http://pay.test/pay/${id}`,
     credited: null,
+    fee: 251 as Minor,
     expiresAt: new Date(createdAt.getTime() + HOUR),
     paidAt: null,
     heldAt: null,

@@ -205,6 +205,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
           pay_url: row.pay_url,
           qr_data: row.qr_data,
           credited: row.credited,
+          fee: row.fee,
           expires_at: row.expires_at,
           paid_at: row.paid_at,
           held_at: row.held_at,

@@ -58,6 +58,8 @@ export interface InvoiceRow {
   pay_url: string
   qr_data: string
   credited: number | null
+  /** null on invoices made before migration 004 */
+  fee: number | null
   expires_at: Millis
   paid_at: Millis | null
   held_at: Millis | null
@@ -140,6 +142,7 @@ export const INVOICE_COLUMNS = [
   'pay_url',
   'qr_data',
   'credited',
+  'fee',
   'expires_at',
   'paid_at',
   'held_at',
@@ -217,6 +220,7 @@ export function invoiceToRow(i: Invoice): InvoiceRow {
     pay_url: i.payUrl,
     qr_data: i.qrData,
     credited: i.credited,
+    fee: i.fee,
     expires_at: ms(i.expiresAt),
     paid_at: msOrNull(i.paidAt),
     held_at: msOrNull(i.heldAt),
@@ -241,6 +245,7 @@ export function rowToInvoice(r: Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number
     payUrl: r.pay_url,
     qrData: r.qr_data,
     credited: r.credited as Minor | null,
+    fee: r.fee as Minor | null,
     expiresAt: new Date(r.expires_at),
     paidAt: dateOrNull(r.paid_at),
     heldAt: dateOrNull(r.held_at),

@@ -7,6 +7,7 @@ import type { SqlDialect } from '../schema.js'
 import { initialMigration } from './001-initial.js'
 import { webhooksMigration } from './002-webhooks.js'
 import { merchantDueIndexMigration } from './003-merchant-due-index.js'
+import { invoiceFeeMigration } from './004-invoice-fee.js'
 
 /**
  * This version's migrations, and `applied` ones it does not know as done: a newer version applied them. Migrations
@@ -19,6 +20,7 @@ export function migrationProvider(dialect: SqlDialect, applied: readonly string[
     '001-initial': initialMigration(dialect),
     '002-webhooks': webhooksMigration(dialect),
     '003-merchant-due-index': merchantDueIndexMigration(),
+    '004-invoice-fee': invoiceFeeMigration(dialect),
   }
   for (const name of applied) migrations[name] ??= { up: async () => undefined }
   return { getMigrations: async () => migrations }
