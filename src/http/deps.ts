@@ -21,7 +21,7 @@ export interface InvoiceUseCases {
   create(merchant: Merchant, input: CreateInvoiceInput): Promise<CreateInvoiceResult>
   getInfo(merchant: Merchant, query: GetInfoQuery): Promise<Invoice>
   get(merchant: Merchant, id: string): Promise<Invoice>
-  list(merchant: Merchant, query: ListInvoicesQuery): Promise<{ invoices: Invoice[]; nextCursor: string | null }>
+  list(merchant: Merchant, query: ListInvoicesQuery): Promise<{ invoices: Invoice[]; nextCursor: string | null; asOf: Date }>
   findPublic(id: InvoiceId): Promise<Invoice | undefined>
   capture(merchant: Merchant, id: string): Promise<Invoice>
   cancel(merchant: Merchant, id: string): Promise<Invoice>

@@ -52,6 +52,36 @@ describe('GET /api/v1/invoices and /api/v1/invoices/{id}', () => {
     expect(data.map((i: { order_id: string }) => i.order_id)).toEqual(['L-3', 'L-2'])
   })
 
+  it('when a bound has digits past the millisecond, then created_at (whole milliseconds) is compared with the exact bound', async () => {
+    // L-2 was created at 10:02:00.000
+    const names = async (query: string) => (await list(query)).json().data.map((i: { order_id: string }) => i.order_id)
+    // from 10:01:59.9995 (inclusive) takes 10:02:00.000; from 10:02:00.0005 does not
+    expect(await names('?created_from=2026-11-22T10:01:59.9995Z&created_to=2026-11-22T10:02:30Z')).toEqual(['L-2'])
+    expect(await names('?created_from=2026-11-22T10:02:00.0005Z&created_to=2026-11-22T10:02:30Z')).toEqual([])
+    // to 10:02:00.0005 (exclusive) takes 10:02:00.000; to 10:02:00.000000 does not
+    expect(await names('?created_from=2026-11-22T10:01:30Z&created_to=2026-11-22T10:02:00.0005Z')).toEqual(['L-2'])
+    expect(await names('?created_from=2026-11-22T10:01:30Z&created_to=2026-11-22T10:02:00.000000Z')).toEqual([])
+  })
+
+  it('when the list is read as an invoice expires, then ?status=pending shows it as pending or not at all, never expired', async () => {
+    // L-6, created at 10:06:00 with 3600 s, expires at 11:06:00. The clock moves 1 ms each time it is read, and each
+    // request starts a millisecond closer to the expiry: in one of them the filter reads 11:05:59.999.
+    const read = t.clock.now.bind(t.clock)
+    t.clock.now = () => {
+      const at = read()
+      t.clock.set(new Date(at.getTime() + 1))
+      return at
+    }
+    let listedPending = 0
+    for (let before = 20; before >= 1; before -= 1) {
+      t.clock.set(new Date(Date.parse('2026-11-22T11:06:00.000Z') - before))
+      const data = (await list('?status=pending')).json().data
+      for (const item of data) expect(item.status).toBe('pending')
+      if (data.some((i: { order_id: string }) => i.order_id === 'L-6')) listedPending += 1
+    }
+    expect(listedPending).toBeGreaterThan(0)
+  })
+
   it('when every parameter of the template is given empty (?status=&created_from=&created_to=&limit=&cursor=), then each is taken as not given', async () => {
     const res = await list('?status=&created_from=&created_to=&limit=&cursor=')
     expect(res.statusCode, res.body).toBe(200)

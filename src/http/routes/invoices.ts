@@ -114,15 +114,15 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
     },
     async (request) => {
       const q = request.query
-      const { invoices, nextCursor } = await deps.invoices.list(request.merchant, {
+      const { invoices, nextCursor, asOf } = await deps.invoices.list(request.merchant, {
         status: q.status,
         createdFrom: q.created_from,
         createdTo: q.created_to,
         limit: q.limit,
         cursor: q.cursor,
       })
-      const now = deps.now()
-      return { data: invoices.map((i) => invoiceToWire(i, now)), next_cursor: nextCursor }
+      // as of the instant the status filter used: `?status=pending` never shows an invoice reading expired
+      return { data: invoices.map((i) => invoiceToWire(i, asOf)), next_cursor: nextCursor }
     },
   )
 
