@@ -71,6 +71,27 @@ describe('OpenAPI document quality', () => {
     }
   })
 
+  it('when a merchant POST is sent a body that is not JSON, malformed or too large, then the answer is one its operation documents', async () => {
+    const m = await t.merchant()
+    const ID = '00000000-0000-7000-8000-000000000000'
+    const bodies = [
+      { 'content-type': 'text/plain', payload: 'x' },
+      { 'content-type': 'application/json', payload: '{"x":' },
+      { 'content-type': 'application/json', payload: JSON.stringify({ x: 'y'.repeat(20_000) }) },
+    ]
+    for (const [path, item] of Object.entries<Json>(doc['paths'])) {
+      const op = item['post']
+      if (op?.['security']?.[0]?.['ApiKey'] === undefined) continue
+      for (const { 'content-type': type, payload } of bodies) {
+        const res = await t.app.inject({ method: 'POST', url: path.replace(/\{[a-z_]+\}/g, ID), headers: { 'content-type': type, 'x-api-key': m.apiKey }, payload })
+        const code = res.json().code
+        expect(Object.keys(op['responses']), `POST ${path} (${type}, ${payload.length} bytes) → ${res.statusCode} ${code}`).toContain(String(res.statusCode))
+        const examples = Object.values<Json>(op['responses'][String(res.statusCode)]['content']['application/problem+json']['examples'])
+        expect(examples.map((e) => e['value']['code']), `POST ${path} → ${code}`).toContain(code)
+      }
+    }
+  })
+
   it('when a public operation is read, then it says it needs no key', () => {
     for (const { where, op } of operations.filter(({ op }) => op['tags'][0] === 'public' || op['tags'][0] === 'operations')) {
       expect(op['security'], where).toEqual([])

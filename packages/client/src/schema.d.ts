@@ -153,7 +153,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver a webhook now, with the same webhook-id
-         * @description The delivery becomes pending and is sent at once with the same webhook-id and body, then retried on the schedule if it fails. Works whatever its status (e.g. after fixing an endpoint that made it fail). Answers 202 with the delivery as it is now.
+         * @description The delivery becomes pending and is sent at once with the same webhook-id and body, then retried on the schedule if it fails; when an earlier event of the same invoice is still undelivered, it is sent after that one (events of an invoice keep their order). Works whatever its status (e.g. after fixing an endpoint that made it fail). Answers 202 with the delivery as it is now.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -1170,7 +1170,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Problem with code `validation_failed` */
+            /** @description Problem with code `validation_failed` or `invalid_json` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1208,6 +1208,24 @@ export interface operations {
             };
             /** @description Problem with code `invalid_transition` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1268,7 +1286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Invoice"];
                 };
             };
-            /** @description Problem with code `validation_failed` */
+            /** @description Problem with code `validation_failed` or `invalid_json` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1306,6 +1324,24 @@ export interface operations {
             };
             /** @description Problem with code `invalid_transition` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1458,7 +1494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description Problem with code `validation_failed` */
+            /** @description Problem with code `validation_failed` or `invalid_json` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1487,6 +1523,24 @@ export interface operations {
             };
             /** @description Problem with code `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

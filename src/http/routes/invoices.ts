@@ -5,7 +5,7 @@ import { createResponseToWire, invoiceToWire } from '../dto.js'
 import { numberText } from '../plugins/json-body.js'
 import { emptyQueryIsAbsent } from '../plugins/empty-query.js'
 import { queryEncodingChecked } from '../plugins/query-encoding.js'
-import { AUTH_ERRORS, InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
+import { AUTH_ERRORS, BODYLESS_ERRORS, InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
 import {
   CreateInvoiceBody,
   CreateInvoiceResponse,
@@ -140,7 +140,7 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
           tags: ['invoices'],
           security: SECURITY,
           params: InvoiceIdParams,
-          response: { 200: Type.Ref(InvoiceSchema), ...problems(...AUTH_ERRORS, 'validation_failed', 'invoice_not_found', 'invalid_transition') },
+          response: { 200: Type.Ref(InvoiceSchema), ...problems(...AUTH_ERRORS, ...BODYLESS_ERRORS, 'invoice_not_found', 'invalid_transition') },
         },
       },
       async (request) => {

@@ -5,7 +5,7 @@ import type { HttpDeps } from '../deps.js'
 import { deliveryToWire } from '../dto.js'
 import { emptyQueryIsAbsent } from '../plugins/empty-query.js'
 import { queryEncodingChecked } from '../plugins/query-encoding.js'
-import { AUTH_ERRORS, SECURITY, problems } from '../schemas/common.js'
+import { AUTH_ERRORS, BODYLESS_ERRORS, SECURITY, problems } from '../schemas/common.js'
 import {
   DeliveryIdParams,
   DeliveryListResponse,
@@ -54,14 +54,15 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
         operationId: 'retryWebhookDelivery',
         summary: 'Redeliver a webhook now, with the same webhook-id',
         description:
-          'The delivery becomes pending and is sent at once with the same webhook-id and body, then retried on the schedule if it fails. ' +
+          'The delivery becomes pending and is sent at once with the same webhook-id and body, then retried on the schedule if it fails; ' +
+          'when an earlier event of the same invoice is still undelivered, it is sent after that one (events of an invoice keep their order). ' +
           'Works whatever its status (e.g. after fixing an endpoint that made it fail). Answers 202 with the delivery as it is now.',
         tags: ['webhooks'],
         security: SECURITY,
         params: DeliveryIdParams,
         response: {
           202: Type.Ref(DeliverySchema, { description: 'Queued for redelivery' }),
-          ...problems(...AUTH_ERRORS, 'validation_failed', 'not_found'),
+          ...problems(...AUTH_ERRORS, ...BODYLESS_ERRORS, 'not_found'),
         },
       },
     },

@@ -83,3 +83,9 @@ export const SECURITY = [{ ApiKey: [] }]
 
 /** What any merchant route can answer before it runs (API.md B1, B8). */
 export const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'merchant_disabled', 'rate_limited'] as const
+
+/**
+ * What a POST that takes no body (capture, cancel, a delivery's retry) answers to one it is sent anyway: a
+ * malformed id, a body that is not JSON, one that does not parse, one over the size limit.
+ */
+export const BODYLESS_ERRORS = ['validation_failed', 'invalid_json', 'payload_too_large', 'unsupported_media_type'] as const
