@@ -8,7 +8,8 @@ export const MAX_PAGE = 200
 /** `limit` from the query, or a field error: a whole number from 1 to MAX_PAGE; DEFAULT_PAGE when absent. */
 export function parseLimit(text: string | undefined, errors: FieldError[]): number {
   if (text === undefined) return DEFAULT_PAGE
-  if (/^[0-9]{1,4}$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_PAGE) return Number(text)
+  // digits only (no sign, point, exponent or spaces), leading zeros allowed however many: `0050` is 50
+  if (/^0*[0-9]{1,3}$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_PAGE) return Number(text)
   errors.push({ field: 'limit', message: `must be a whole number from 1 to ${MAX_PAGE}` })
   return DEFAULT_PAGE
 }

@@ -106,6 +106,19 @@ describe('GET /api/v1/invoices and /api/v1/invoices/{id}', () => {
     expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field)
   })
 
+  it('when limit is not a whole number from 1 to 200, then one message says so, whatever is wrong with it; leading zeros are fine', async () => {
+    for (const bad of ['0', '201', 'abc', '-1', '1.5', '1e2', '+5', '%205', '0000', '00201']) {
+      const res = await list(`?limit=${bad}`)
+      expect(res.statusCode, bad).toBe(400)
+      expect(res.json().errors, bad).toEqual([{ field: 'limit', message: 'must be a whole number from 1 to 200' }])
+    }
+    for (const [good, n] of [['01', 1], ['0003', 3], ['00001', 1], ['200', 7]] as const) {
+      const res = await list(`?limit=${good}`)
+      expect(res.statusCode, good).toBe(200)
+      expect(res.json().data, good).toHaveLength(n)
+    }
+  })
+
   it('when reading one invoice by id, then it has the getInfo shape', async () => {
     const res = await t.app.inject({ url: `/api/v1/invoices/${ids[3]}`, headers: { 'x-api-key': m.apiKey } })
     expect(res.statusCode).toBe(200)

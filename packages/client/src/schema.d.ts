@@ -714,7 +714,7 @@ export interface operations {
                  */
                 created_to?: string;
                 /**
-                 * @description Page size, 1–200 (default 50)
+                 * @description Page size, a whole number from 1 to 200 (default 50)
                  * @example 50
                  */
                 limit?: string;
@@ -1392,7 +1392,7 @@ export interface operations {
                  */
                 status?: "pending" | "succeeded" | "failed";
                 /**
-                 * @description Page size, 1–200 (default 50)
+                 * @description Page size, a whole number from 1 to 200 (default 50)
                  * @example 50
                  */
                 limit?: string;

@@ -64,7 +64,7 @@ export const ListInvoicesQuery = Type.Object({
   status: Type.Optional(Type.String({ enum: ['pending', 'hold', 'paid', 'failed', 'expired'], description: 'Only invoices with this status (as it reads now)', examples: ['paid'] })),
   created_from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive lower bound of created_at', examples: ['2026-11-01T00:00:00.000Z'] })),
   created_to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive upper bound of created_at', examples: ['2026-12-01T00:00:00.000Z'] })),
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Page size, 1–200 (default 50)', examples: ['50'] })),
+  limit: Type.Optional(Type.String({ description: 'Page size, a whole number from 1 to 200 (default 50)', examples: ['50'] })),
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
 })
 

@@ -42,7 +42,7 @@ export const DeliveryListResponse = Type.Object(
 export const ListDeliveriesQuery = Type.Object({
   invoice_id: Type.Optional(Type.String({ description: 'Only the deliveries of this invoice (UUID)', examples: [EXAMPLE_IDS.invoice] })),
   status: Type.Optional(Type.String({ enum: [...DELIVERY_STATUSES], description: 'Only deliveries in this state', examples: ['failed'] })),
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Page size, 1–200 (default 50)', examples: ['50'] })),
+  limit: Type.Optional(Type.String({ description: 'Page size, a whole number from 1 to 200 (default 50)', examples: ['50'] })),
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
 })
 
