@@ -202,6 +202,14 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     ['TRUST_PROXY', '0'],
     ['TRUST_PROXY', '11'],
     ['TRUST_PROXY', '10.0.0.0/8,proxy.internal'],
+    // shaped like addresses, but not: the HTTP layer's proxy check refused them only at start, naming nothing
+    ['TRUST_PROXY', '999.1.1.1'],
+    ['TRUST_PROXY', '10.0.0.0/99'],
+    ['TRUST_PROXY', 'loopback,1.2.3.4/33'],
+    ['TRUST_PROXY', 'fd00::/129'],
+    ['TRUST_PROXY', '10.0.0.0/0'],
+    ['TRUST_PROXY', '10.0.0.1/8/1'],
+    ['TRUST_PROXY', '1:2:3'],
     ['HOST', 'not_a_host'],
     ['HOST', 'a host'],
     ['HOST', '-lead.example'],
@@ -264,6 +272,7 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     expect(load({}).trustProxy).toBe(false)
     expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
     expect(load({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,fd00::/8,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '192.0.2.7', 'fd00::/8', 'loopback'])
+    expect(load({ TRUST_PROXY: '::ffff:10.0.0.0/104,1.2.3.4/32,::1/128,linklocal,uniquelocal' }).trustProxy).toHaveLength(5)
   })
 
   it('when HOST is an address or a host name, then it is kept', () => {

@@ -1,7 +1,9 @@
 /**
  * Configuration: read from the environment once at start, validated whole, frozen, passed down.
- * The only module that reads `process.env` (it is handed in by the entry point). Imports nothing.
+ * The only module that reads `process.env` (it is handed in by the entry point). Imports nothing of the project
+ * (only node:net, to tell an IP address).
  */
+import { isIP } from 'node:net'
 
 export interface ServiceConfig {
   readonly name: string
@@ -270,13 +272,26 @@ function trustProxy(text: string | undefined, bad: (n: string, m: string) => voi
     return false
   }
   const entries = text.split(',').map((s) => s.trim()).filter((s) => s !== '')
-  const ADDRESS = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?:\/[0-9]{1,2})?|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*(?:\/[0-9]{1,3})?|loopback|linklocal|uniquelocal)$/
-  const wrong = entries.filter((e) => !ADDRESS.test(e))
+  const wrong = entries.filter((e) => !isProxyEntry(e))
   if (entries.length === 0 || wrong.length > 0) {
     bad('TRUST_PROXY', `must be a hop count or proxy addresses/CIDR ranges such as 10.0.0.0/8,loopback; not "${wrong[0] ?? text}"`)
     return false
   }
   return entries
+}
+
+/**
+ * One TRUST_PROXY entry as the proxy check (proxy-addr) will take it: a name it knows, or an IPv4/IPv6 address with
+ * an optional prefix length from 1 to the address's bits (a /0 would trust every sender, which is not offered, as
+ * `true` is not). Checked here, so that `999.1.1.1` or `10.0.0.0/99` is a configuration error naming the
+ * variable, not a crash of the HTTP layer at start.
+ */
+function isProxyEntry(entry: string): boolean {
+  if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true
+  const [address = '', prefix, extra] = entry.split('/')
+  const version = isIP(address)
+  if (version === 0 || extra !== undefined) return false
+  return prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (version === 4 ? 32 : 128))
 }
 
 /** The largest amount, in minor units: the domain's MAX_MINOR (15 digits, exact as a JSON number in major units). */
