@@ -63,6 +63,23 @@ export async function runCli(argv: readonly string[], commands: CliCommands, io:
   }
 }
 
+/**
+ * The options each command takes besides --json and --help. Any other is a usage error rather than ignored
+ * (`key revoke KEY --merchant M` does not revoke "only M's key"), and so is one given twice (which of two --name
+ * values would a merchant get?).
+ */
+const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
+  migrate: [],
+  'merchant create': ['name', 'default-service'],
+  'merchant list': [],
+  'merchant disable': [],
+  'merchant enable': [],
+  'key create': ['merchant'],
+  'key list': ['merchant'],
+  'key revoke': [],
+  'webhook-secret rotate': ['merchant'],
+}
+
 /** `serve` runs only bare (main starts it); with options or arguments, before or after it, this says why. */
 const SERVE_TAKES_NOTHING = 'serve takes no options or arguments (its configuration comes from the environment): run "invoice-service serve"'
 
@@ -73,6 +90,7 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
     args: [...argv],
     allowPositionals: true,
     strict: true,
+    tokens: true,
     options: {
       json: { type: 'boolean', default: false },
       name: { type: 'string' },
@@ -101,6 +119,14 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
   // an option before it (`--json serve`): the same reason rather than "unknown command"
   if (group === 'serve') throw new UsageError(SERVE_TAKES_NOTHING)
   const cmd = action === undefined ? group : `${group} ${action}`
+  const allowed = OPTIONS_OF[cmd]
+  if (allowed !== undefined) {
+    const given = parsed.tokens.flatMap((t) => (t.kind === 'option' ? [t.name] : []))
+    const foreign = given.find((name) => name !== 'json' && name !== 'help' && !allowed.includes(name))
+    if (foreign !== undefined) throw new UsageError(`${cmd} takes no --${foreign} option`)
+    const twice = given.find((name, i) => given.indexOf(name) !== i)
+    if (twice !== undefined) throw new UsageError(`--${twice} is given more than once`)
+  }
   switch (cmd) {
     case 'migrate': {
       noExtra(action)

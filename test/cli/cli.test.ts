@@ -103,6 +103,24 @@ describe('invoice-service CLI (child process)', () => {
     }
   })
 
+  it('when a command is given an option it does not take, or one option twice, then a usage error (64) and nothing is done', async () => {
+    const cases: [string[], RegExp][] = [
+      [['merchant', 'list', '--merchant', 'x'], /merchant list takes no --merchant option/],
+      [['key', 'revoke', '00000000-0000-7000-8000-000000000000', '--merchant', 'x'], /key revoke takes no --merchant option/],
+      [['key', 'create', '--merchant', 'x', '--name', 'y'], /key create takes no --name option/],
+      [['merchant', 'create', '--name', 'A', '--name', 'B', '--json'], /--name is given more than once/],
+      [['merchant', 'create', '--name', 'A', '--json', '--json'], /--json is given more than once/],
+    ]
+    for (const [args, message] of cases) {
+      const res = await cli(args, env)
+      expect(res.code, args.join(' ')).toBe(64)
+      expect(res.stderr, args.join(' ')).toMatch(message)
+      expect(res.stdout).toBe('')
+    }
+    // nothing was created by the refused merchant create
+    expect(JSON.parse((await cli(['merchant', 'list', '--json'], env)).stdout).merchants.map((m: { name: string }) => m.name)).not.toContain('B')
+  })
+
   it('when serve gets arguments, or an option comes before it, then a usage error (64) and nothing starts', async () => {
     for (const args of [['serve', '--port', '9999'], ['serve', 'extra'], ['--json', 'serve']]) {
       const res = await cli(args, { ...env, PORT: '0' })
