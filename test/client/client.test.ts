@@ -287,6 +287,18 @@ describe('@invoice-service/client when a server answers strangely', () => {
     expect(seen).toHaveLength(1)
     expect(Date.now() - started).toBeLessThan(2000)
   })
+
+  it('when Retry-After is an HTTP date (from a proxy), then it counts from now like seconds', async () => {
+    const inAMinute = new Date(Date.now() + 60_000).toUTCString()
+    given({ ...problem(503, 'unavailable'), headers: { 'content-type': 'application/problem+json', 'retry-after': inAMinute } })
+    const c = createInvoiceClient({ baseUrl: url, apiKey: 'mk_x', retries: 2 })
+    const err = await failure(c.listInvoices())
+    expect(err).toMatchObject({ status: 503, code: 'unavailable' })
+    expect(err.retryAfter).toBeGreaterThanOrEqual(59)
+    expect(err.retryAfter).toBeLessThanOrEqual(61)
+    // over 10 s: thrown at once, not retried after the client's own short backoff
+    expect(seen).toHaveLength(1)
+  })
 })
 
 describe('@invoice-service/client and the rate limit', () => {

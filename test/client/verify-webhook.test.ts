@@ -66,4 +66,11 @@ describe('verifyWebhook', () => {
     const { 'webhook-signature': _signature, ...rest } = signed([secret])
     expect(() => verifyWebhook(BODY, rest, secret)).toThrow(/missing webhook-signature header/)
   })
+
+  it('when the body was already parsed (express.json() in plain JavaScript), then WebhookVerificationError, not a TypeError', () => {
+    const secret = newSecret()
+    const parsed = JSON.parse(BODY) as unknown as string
+    expect(() => verifyWebhook(parsed, signed([secret]), secret)).toThrow(WebhookVerificationError)
+    expect(() => verifyWebhook(parsed, signed([secret]), secret)).toThrow(/raw request body/)
+  })
 })

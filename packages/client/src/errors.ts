@@ -57,7 +57,7 @@ const isProblem = (body: unknown): body is Problem =>
 export function errorOf(response: Response, body: unknown): InvoiceServiceError {
   const requestId = response.headers.get('x-request-id') ?? undefined
   const retryAfterText = response.headers.get('retry-after')
-  const retryAfter = retryAfterText !== null && /^\d+$/.test(retryAfterText.trim()) ? Number(retryAfterText) : undefined
+  const retryAfter = retryAfterText === null ? undefined : retryAfterSeconds(retryAfterText)
   if (isProblem(body)) {
     return new InvoiceServiceError({
       status: response.status,
@@ -77,4 +77,16 @@ export function errorOf(response: Response, body: unknown): InvoiceServiceError 
     requestId,
     retryAfter,
   })
+}
+
+/**
+ * Retry-After in seconds (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date (as a proxy in front of the service may
+ * send) counted from now, never below 0; undefined when it is neither.
+ */
+export function retryAfterSeconds(text: string, now: number = Date.now()): number | undefined {
+  const value = text.trim()
+  if (/^\d+$/.test(value)) return Number(value)
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)) return undefined
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000))
 }

@@ -22,7 +22,9 @@ function headerOf(headers: HeadersLike, name: string): string | undefined {
 /**
  * Verifies a webhook request the Standard Webhooks way and returns its event.
  *
- * - `body`: the raw request body, exactly as received — before any JSON parsing (a re-serialized body never verifies).
+ * - `body`: the raw request body, exactly as received — before any JSON parsing. A body parsed and serialized again
+ *   is not guaranteed to be the same bytes (it may verify in a test and fail on another event), and a parsed object
+ *   is refused.
  * - `headers`: the request's headers (`webhook-id`, `webhook-timestamp`, `webhook-signature` are read).
  * - `secret`: your webhook secret, `whsec_…`; several during your own rollout of a rotated secret.
  *
@@ -31,6 +33,10 @@ function headerOf(headers: HeadersLike, name: string): string | undefined {
  * Throws WebhookVerificationError otherwise. The same event can arrive more than once: deduplicate by `webhook-id`.
  */
 export function verifyWebhook(body: string | Uint8Array, headers: HeadersLike, secret: string | readonly string[]): WebhookEvent {
+  // From plain JavaScript, a body already parsed (express.json()) gets here too: refused as unverifiable.
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    throw new WebhookVerificationError('the body must be the raw request body (a string or bytes), not a parsed object')
+  }
   const payload = typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: false }).decode(body)
   const wanted: Record<string, string> = {}
   for (const name of HEADERS) {
