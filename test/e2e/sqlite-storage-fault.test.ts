@@ -8,7 +8,7 @@
  * - /readyz answers 503 although reads still work (in WAL mode a `select 1` would not notice);
  * - when the lock is released, readiness and writes come back without a restart.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
@@ -115,6 +115,42 @@ describe('SQLite storage fault over HTTP', () => {
     } finally {
       if (lock.inTransaction) lock.exec('rollback')
       lock.close()
+      await stopServer(server)
+    }
+  })
+
+  it('when the database file is removed under the running server, then writes answer 503 and /readyz fails instead of being acknowledged into the removed file', async () => {
+    const home = join(dir, 'removed')
+    mkdirSync(home)
+    const db = join(home, 'gone.db')
+    const env = { DATABASE_URL: `sqlite:${db}`, NODE_ENV: 'production', LOG_LEVEL: 'warn' }
+    const m = await createMerchantWithCli(env)
+    const server: ServerProcess = await startServer(env)
+    const headers = { 'content-type': 'application/json', 'x-api-key': m.api_key }
+    const create = (orderId: string) =>
+      fetch(`${server.base}/api/v1/invoices`, { method: 'POST', headers, body: JSON.stringify({ order_id: orderId, amount: '10.00', currency: 'RUB' }) })
+    try {
+      const before = await create('before')
+      expect(before.status).toBe(201)
+      const id = ((await before.json()) as { order_id: string }).order_id
+      expect((await fetch(`${server.base}/readyz`)).status).toBe(200)
+
+      // the operator's mistake: the database's directory moved away and deleted (its files stay open in the process)
+      renameSync(home, `${home}-moved`)
+      rmSync(`${home}-moved`, { recursive: true, force: true })
+
+      const during = await create('during')
+      expect(during.status).toBe(503)
+      expect(((await during.json()) as { code: string }).code).toBe('unavailable')
+      const paid = await fetch(`${server.base}/pay/${id}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"paid"}' })
+      expect(paid.status).toBe(503)
+      await paid.arrayBuffer()
+      const ready = await fetch(`${server.base}/readyz`)
+      expect(ready.status).toBe(503)
+      expect(((await ready.json()) as { code: string }).code).toBe('unavailable')
+      expect(server.child.exitCode).toBeNull()
+      expect(server.output).not.toContain('unhandled error')
+    } finally {
       await stopServer(server)
     }
   })

@@ -50,6 +50,17 @@ export interface SqliteReaders {
 export interface LockWaitOptions {
   /** How long a statement waits for a lock another process holds before it fails with SQLITE_BUSY. */
   readonly busyTimeoutMs: number
+  /**
+   * Whether the database file at its path is still the one the connections opened (a file database only). Checked
+   * before each write is made durable: writes to a file removed or replaced meanwhile would be acknowledged and then
+   * not be there at the next start.
+   */
+  readonly stillAtPath?: () => boolean
+}
+
+/** The database file was removed or replaced under the running service: nothing more is written (503, not ready). */
+function fileGone(): StoreUnavailableError {
+  return new StoreUnavailableError('the SQLite database file was removed or replaced while the service ran; restart it on the right file')
 }
 
 export class BetterSqliteDialect implements Dialect {
@@ -195,6 +206,7 @@ class GroupCommitDriver implements Driver {
   readonly #readLock: LockWait
   /** Set while a transaction holds the turn waiting for the write lock (readiness: another process has it). */
   #lockWaitSince: number | undefined
+  readonly #stillAtPath: () => boolean
 
   constructor(writer: BetterSqlite3.Database, readers: SqliteReaders | undefined, opts: LockWaitOptions) {
     this.#writer = new StatementCache(writer)
@@ -202,6 +214,7 @@ class GroupCommitDriver implements Driver {
     this.#hot = readers && new StatementCache(readers.hot)
     this.#writeLock = new LockWait(opts.busyTimeoutMs)
     this.#readLock = new LockWait(opts.busyTimeoutMs)
+    this.#stillAtPath = opts.stillAtPath ?? (() => true)
   }
 
   async init(): Promise<void> {}
@@ -213,6 +226,7 @@ class GroupCommitDriver implements Driver {
   /** Opens the batch if none is open (BEGIN IMMEDIATE, waiting for the lock on timers); call holding the turn. */
   async #joinBatch(): Promise<void> {
     if (this.#writer.db.inTransaction) return
+    if (!this.#stillAtPath()) throw fileGone()
     // holding the turn while waiting: the transactions queued behind this one would wait for the same lock
     this.#lockWaitSince = performance.now()
     try {
@@ -327,6 +341,7 @@ class GroupCommitDriver implements Driver {
       if (this.#writer.prepare(compiled.sql).stmt.readonly) return this.#writer.run<R>(compiled)
       this.#commitBatch()
       this.#endSnapshot() // this write commits on its own, and readNow must see it from now on
+      if (!this.#stillAtPath()) throw fileGone()
       // an autocommit statement that failed with SQLITE_BUSY did nothing: trying it again is safe
       return await this.#writeLock.run(() => this.#writer.run<R>(compiled))
     } finally {
@@ -382,6 +397,7 @@ class GroupCommitDriver implements Driver {
   }
 
   async probeWrite(maxWaitMs: number): Promise<void> {
+    if (!this.#stillAtPath()) throw fileGone()
     const started = performance.now()
     if (!(await this.#mutex.lockWithin(maxWaitMs))) {
       // The turn stayed taken. By a transaction waiting for the lock: not ready. By our own busy writes: ready.
@@ -443,6 +459,7 @@ class GroupCommitDriver implements Driver {
     // is not held back by a snapshot of ours)
     this.#endSnapshot()
     try {
+      if (!this.#stillAtPath()) throw fileGone()
       this.#writer.run(COMMIT)
     } catch (err) {
       this.#rollBackBatch()
