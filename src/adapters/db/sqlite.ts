@@ -107,7 +107,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
 
 /**
  * Whether `path` still names the file it names now (same device and inode): false once it is removed, renamed away
- * or replaced (a backup restored over it while the service runs). A `stat`, about a microsecond, before each commit.
+ * or replaced (a backup restored over it while the service runs). A `stat`, about 2 µs, before each COMMIT.
  */
 function sameFileAt(path: string): () => boolean {
   const opened = statSync(path, { bigint: true })
