@@ -140,7 +140,7 @@ function create(req, res) {
     const payUrl = `${PUBLIC_URL}/pay/${id}`
     const invoice = {
       id, merchantId: createMerchant, orderId: input.order_id, amount: amount.minor, currency: 'RUB', status: 'pending', service: 'card',
-      comment: null, callbackUrl: null, successUrl: null, failUrl: null, payUrl, qrData: payUrl, credited: null,
+      comment: null, callbackUrl: null, successUrl: null, failUrl: null, payUrl, qrData: payUrl, credited: null, fee: 0,
       expiresAt: new Date(now.getTime() + 3_600_000), paidAt: null, heldAt: null, createdAt: now, updatedAt: now,
     }
     if (batch.length === 0) {
