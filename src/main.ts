@@ -115,6 +115,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     publicUrl: config.publicUrl,
     callbackAllowHttp: config.callbackAllowHttp,
     lifetime: { default: config.invoiceLifetime, min: config.invoiceMinLifetime, max: config.invoiceMaxLifetime },
+    holdLifetime: config.holdLifetime,
     webhookSecretGrace: config.webhookSecretGrace,
     eventSignal: createEventSignal(),
     webhooks: {
@@ -234,7 +235,7 @@ export function startWorkers(rt: Runtime, intervalMs = 500, opts: { webhooks?: b
   const sweeper = startSweeper(
     [
       { name: 'expire-invoices', run: () => expireDueInvoices(deps, SWEEP_BATCH) },
-      { name: 'fail-stale-holds', run: () => failStaleHolds({ ...deps, holdLifetimeSeconds: rt.config.holdLifetime }, SWEEP_BATCH) },
+      { name: 'fail-stale-holds', run: () => failStaleHolds(deps, SWEEP_BATCH) },
     ],
     { intervalMs, log: rt.logger, batch: SWEEP_BATCH },
   )

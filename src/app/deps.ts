@@ -34,6 +34,8 @@ export interface AppDeps {
   readonly publicUrl: string
   readonly callbackAllowHttp: boolean
   readonly lifetime: { readonly default: number; readonly min: number; readonly max: number }
+  /** HOLD_LIFETIME in seconds: a hold not settled within it is released and fails (API.md B5). */
+  readonly holdLifetime: number
   /** Seconds a previous webhook secret keeps signing after a rotation. */
   readonly webhookSecretGrace: number
   /** Rung after a commit that wrote outbox events: wakes the webhook dispatcher at once. */

@@ -1,9 +1,9 @@
 import { AppError } from '../domain/errors.js'
 import type { InvoiceId } from '../domain/ids.js'
-import { readStatus, type Invoice, type Status } from '../domain/invoice.js'
+import { holdLapsesAt, readStatus, type Invoice, type Status } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
-import { notAllowedFrom, transitionById, type Target, type TransitionDeps } from './apply-transition.js'
+import { holdLapsed, notAllowedFrom, transitionById, type Target, type TransitionDeps } from './apply-transition.js'
 
 /**
  * The merchant's capture (hold → paid) and cancel (pending or hold → failed): a hold's funds are captured or
@@ -26,9 +26,13 @@ export async function settleHold(
     // in a transaction: on SQLite the status as the next write sees it, with the writes not yet committed
     const inv = await deps.store.transaction((tx) => tx.invoices.findById(id))
     if (inv === undefined || inv.merchantId !== merchant.id) throw new AppError('invoice_not_found', 'no such invoice')
-    const from = readStatus(inv, deps.clock.now())
+    const now = deps.clock.now()
+    const from = readStatus(inv, now)
     if (!allowedFrom.includes(from)) throw notAllowedFrom(from, to, allowedFrom)
     if (from === 'hold') {
+      // a lapsed hold's funds are not captured: the sweeper releases them (checked again in the transition)
+      const lapse = holdLapsesAt(inv, deps.holdLifetime * 1000)
+      if (to === 'paid' && lapse !== undefined && now.getTime() >= lapse.getTime()) throw holdLapsed(lapse)
       const held = { invoiceId: inv.id, amount: inv.amount, currency: inv.currency, service: inv.service }
       await (to === 'paid' ? deps.provider.captureHold(held) : deps.provider.releaseHold(held))
     }

@@ -78,9 +78,18 @@ export function readStatus(inv: Pick<Invoice, 'status' | 'expiresAt'>, now: Date
   return inv.status === 'pending' && now.getTime() >= inv.expiresAt.getTime() ? 'expired' : inv.status
 }
 
+/**
+ * API.md B5: a hold not settled within the hold lifetime is cancelled. From this instant on it can no longer be paid
+ * (its authorisation has lapsed; the sweeper releases it and fails it), as a pending invoice past `expired_at` can no
+ * longer be paid before any sweep. Undefined for an invoice that is not a hold.
+ */
+export function holdLapsesAt(inv: Pick<Invoice, 'status' | 'heldAt'>, holdLifetimeMs: number): Date | undefined {
+  return inv.status === 'hold' && inv.heldAt !== null ? new Date(inv.heldAt.getTime() + holdLifetimeMs) : undefined
+}
+
 export type TransitionResult =
   | { readonly ok: true; readonly invoice: Invoice; readonly event: InvoiceEvent }
-  | { readonly ok: false; readonly code: 'invalid_transition'; readonly from: Status }
+  | { readonly ok: false; readonly code: 'invalid_transition'; readonly from: Status; readonly holdLapsedAt?: Date }
 
 export interface TransitionInput {
   readonly to: Exclude<Status, 'pending'>
@@ -88,6 +97,8 @@ export interface TransitionInput {
   readonly eventId: EventId
   /** Amount credited to the merchant; required when `to` is `paid`. */
   readonly credited?: Minor
+  /** The hold lifetime (HOLD_LIFETIME) in ms: past it, a hold can no longer become paid (see holdLapsesAt). */
+  readonly holdLifetimeMs?: number
 }
 
 /**
@@ -102,6 +113,10 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
       ? from === 'expired' && inv.status === 'pending'
       : from !== 'expired' && canTransition(from, input.to)
   if (!allowed) return { ok: false, code: 'invalid_transition', from }
+  const lapse = input.holdLifetimeMs === undefined ? undefined : holdLapsesAt(inv, input.holdLifetimeMs)
+  if (input.to === 'paid' && lapse !== undefined && input.now.getTime() >= lapse.getTime()) {
+    return { ok: false, code: 'invalid_transition', from, holdLapsedAt: lapse }
+  }
   const to = input.to
   // The clock may read earlier than the previous change: an instance whose clock lags the one that made it, or a
   // transition decided on a reading taken before a racing one committed (apply-transition.ts reads the clock once,
@@ -124,7 +139,9 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
     invoiceId: inv.id,
     merchantId: inv.merchantId,
     type: `invoice.${to}`,
-    createdAt: seen,
+    // An invoice expires at expired_at (API.md B4: it reads expired from then on), however late the sweep that
+    // records it runs — a second later, or after the service was down for an hour.
+    createdAt: to === 'expired' ? new Date(Math.max(inv.expiresAt.getTime(), prev)) : seen,
   }
   return { ok: true, invoice, event }
 }

@@ -135,6 +135,36 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     expect(await events(id)).toEqual(['invoice.hold', 'invoice.failed'])
   })
 
+  it('when a hold has outlived the hold lifetime but no sweep has run yet (a restart), then it can no longer be captured or paid, only cancelled', async () => {
+    const early = await invoiceIn('hold')
+    const late = await invoiceIn('hold')
+    const cancelled = await invoiceIn('hold')
+    t.clock.advance(3599)
+    expect((await merchantAction(early, 'capture')).statusCode).toBe(200) // a second before it lapses
+    t.clock.advance(1)
+    for (const res of [await merchantAction(late, 'capture'), await simulate(late, 'paid')]) {
+      expect(res.statusCode).toBe(409)
+      expect(res.json()).toMatchObject({ code: 'invalid_transition', detail: expect.stringContaining('the hold lapsed at 2026-11-22T11:00:00.000Z') })
+    }
+    expect((await info(late)).status).toBe('hold') // until the sweep releases it
+    expect((await merchantAction(cancelled, 'cancel')).statusCode).toBe(200) // what the sweep would do anyway
+    await t.sweep()
+    expect((await info(late)).status).toBe('failed')
+    expect(await events(late)).toEqual(['invoice.hold', 'invoice.failed'])
+    expect(await events(early)).toEqual(['invoice.hold', 'invoice.paid'])
+  })
+
+  it('when an invoice is swept long after it expired (the service was down), then its event is dated expired_at', async () => {
+    const id = await create({ callback_url: 'https://shop.example/hooks' })
+    const expiredAt = (await info(id)).expired_at
+    t.clock.advance(300 + 3600) // an hour after expiry
+    await t.sweep()
+    const [event] = await t.rt.store.events.listByInvoice(id as never)
+    expect(event?.createdAt.toISOString()).toBe(expiredAt)
+    const [delivery] = (await t.app.inject({ url: `/api/v1/webhooks/deliveries?invoice_id=${id}`, headers: { 'x-api-key': m.apiKey } })).json().data
+    expect(delivery.type).toBe('invoice.expired')
+  })
+
   it('when a hold outlives the hold lifetime, then its funds are released at the provider before it fails; while the provider refuses, it stays a hold', async () => {
     const released: string[] = []
     let refuse = true
