@@ -64,7 +64,7 @@ describe('POST /api/v1/invoices — errors', () => {
     ['a numeric order_id', { amount: 1, currency: 'RUB', order_id: 12 }, 'order_id', 'string'],
     ['a lifetime below the bound', { amount: 1, currency: 'RUB', lifetime: 10 }, 'lifetime', '300'],
     ['a lifetime above the bound', { amount: 1, currency: 'RUB', lifetime: 2_592_001 }, 'lifetime', '2592000'],
-    ['a fractional lifetime', { amount: 1, currency: 'RUB', lifetime: 400.5 }, 'lifetime', ''],
+    ['a fractional lifetime', { amount: 1, currency: 'RUB', lifetime: 400.5 }, 'lifetime', 'must be an integer'],
     ['a too long callback_url', { amount: 1, currency: 'RUB', callback_url: `https://a.example/${'x'.repeat(2040)}` }, 'callback_url', '2048'],
   ])('when the body has %s, then 400 validation_failed on that field', async (_name, fields, field, message) => {
     const p = expectProblem(await create({ order_id: 'E2', ...fields }), 400, 'validation_failed')

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, ERROR_STATUS, validationFailed, type ErrorCode, type FieldError } from '../../domain/errors.js'
+import { AppError, ERROR_STATUS, validationFailed, withArticle, type ErrorCode, type FieldError } from '../../domain/errors.js'
 import { StoreUnavailableError } from '../../ports/store.js'
 
 const TITLES: Record<number, string> = {
@@ -250,7 +250,7 @@ function onePerField(found: readonly { error: FieldError; keyword: string | unde
     const rule = all.find((f) => f.keyword !== 'type' && f.keyword !== 'anyOf')
     if (all.length === 1 || rule !== undefined) return (rule ?? all[0]!).error
     const types = all.filter((f) => f.keyword === 'type').map((f) => String(f.type))
-    return types.length > 1 ? { field: first.field, message: `must be a ${types.join(' or a ')}` } : first
+    return types.length > 1 ? { field: first.field, message: `must be ${types.map(withArticle).join(' or ')}` } : first
   })
 }
 
@@ -261,7 +261,7 @@ function friendly(e: AjvError): string {
     case 'minLength':
       return `must be at least ${String(e.params?.['limit'])} characters`
     case 'type':
-      return `must be a ${String(e.params?.['type']).replace(',', ' or ')}`
+      return `must be ${String(e.params?.['type']).split(',').map(withArticle).join(' or ')}`
     case 'anyOf':
       return 'has the wrong type'
     default:
