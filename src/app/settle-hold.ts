@@ -1,6 +1,6 @@
 import { AppError } from '../domain/errors.js'
 import type { InvoiceId } from '../domain/ids.js'
-import { holdLapsesAt, readStatus, type Invoice, type Status } from '../domain/invoice.js'
+import { holdLapsedAt, readStatus, type Invoice, type Status } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
 import { holdLapsed, notAllowedFrom, transitionById, type Target, type TransitionDeps } from './apply-transition.js'
@@ -31,8 +31,8 @@ export async function settleHold(
     if (!allowedFrom.includes(from)) throw notAllowedFrom(from, to, allowedFrom)
     if (from === 'hold') {
       // a lapsed hold's funds are not captured: the sweeper releases them (checked again in the transition)
-      const lapse = holdLapsesAt(inv, deps.holdLifetime * 1000)
-      if (to === 'paid' && lapse !== undefined && now.getTime() >= lapse.getTime()) throw holdLapsed(lapse)
+      const lapsed = to === 'paid' ? holdLapsedAt(inv, now, deps.holdLifetime * 1000) : undefined
+      if (lapsed !== undefined) throw holdLapsed(lapsed)
       const held = { invoiceId: inv.id, amount: inv.amount, currency: inv.currency, service: inv.service }
       await (to === 'paid' ? deps.provider.captureHold(held) : deps.provider.releaseHold(held))
     }

@@ -81,10 +81,13 @@ export function readStatus(inv: Pick<Invoice, 'status' | 'expiresAt'>, now: Date
 /**
  * API.md B5: a hold not settled within the hold lifetime is cancelled. From this instant on it can no longer be paid
  * (its authorisation has lapsed; the sweeper releases it and fails it), as a pending invoice past `expired_at` can no
- * longer be paid before any sweep. Undefined for an invoice that is not a hold.
+ * longer be paid before any sweep. The instant the hold lapsed, when it has by `now`; else undefined (also for an
+ * invoice that is not a hold).
  */
-export function holdLapsesAt(inv: Pick<Invoice, 'status' | 'heldAt'>, holdLifetimeMs: number): Date | undefined {
-  return inv.status === 'hold' && inv.heldAt !== null ? new Date(inv.heldAt.getTime() + holdLifetimeMs) : undefined
+export function holdLapsedAt(inv: Pick<Invoice, 'status' | 'heldAt'>, now: Date, holdLifetimeMs: number): Date | undefined {
+  if (inv.status !== 'hold' || inv.heldAt === null) return undefined
+  const lapse = inv.heldAt.getTime() + holdLifetimeMs
+  return now.getTime() >= lapse ? new Date(lapse) : undefined
 }
 
 export type TransitionResult =
@@ -97,7 +100,7 @@ export interface TransitionInput {
   readonly eventId: EventId
   /** Amount credited to the merchant; required when `to` is `paid`. */
   readonly credited?: Minor
-  /** The hold lifetime (HOLD_LIFETIME) in ms: past it, a hold can no longer become paid (see holdLapsesAt). */
+  /** The hold lifetime (HOLD_LIFETIME) in ms: past it, a hold can no longer become paid (see holdLapsedAt). */
   readonly holdLifetimeMs?: number
 }
 
@@ -113,10 +116,8 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
       ? from === 'expired' && inv.status === 'pending'
       : from !== 'expired' && canTransition(from, input.to)
   if (!allowed) return { ok: false, code: 'invalid_transition', from }
-  const lapse = input.holdLifetimeMs === undefined ? undefined : holdLapsesAt(inv, input.holdLifetimeMs)
-  if (input.to === 'paid' && lapse !== undefined && input.now.getTime() >= lapse.getTime()) {
-    return { ok: false, code: 'invalid_transition', from, holdLapsedAt: lapse }
-  }
+  const lapsed = input.to === 'paid' && input.holdLifetimeMs !== undefined ? holdLapsedAt(inv, input.now, input.holdLifetimeMs) : undefined
+  if (lapsed !== undefined) return { ok: false, code: 'invalid_transition', from, holdLapsedAt: lapsed }
   const to = input.to
   // The clock may read earlier than the previous change: an instance whose clock lags the one that made it, or a
   // transition decided on a reading taken before a racing one committed (apply-transition.ts reads the clock once,
