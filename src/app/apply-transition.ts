@@ -7,7 +7,7 @@ import type { Tx } from '../ports/store.js'
 import type { AppDeps } from './deps.js'
 import { recordEvent } from './record-event.js'
 
-export type TransitionDeps = Pick<AppDeps, 'store' | 'clock' | 'newId' | 'catalog' | 'eventSignal' | 'webhooks' | 'holdLifetime'>
+export type TransitionDeps = Pick<AppDeps, 'store' | 'clock' | 'newId' | 'catalog' | 'eventSignal' | 'webhooks'>
 export type Target = Exclude<Status, 'pending'>
 
 /**
@@ -45,10 +45,8 @@ export async function transitionIn(
       now,
       eventId: deps.newId() as EventId,
       ...(to === 'paid' && { credited: creditedFor(deps, current) }),
-      holdLifetimeMs: deps.holdLifetime * 1000,
     })
     if (!result.ok) {
-      if (result.holdLapsedAt !== undefined) throw holdLapsed(result.holdLapsedAt)
       throw new AppError('invalid_transition', `${withArticle(result.from)} invoice cannot become ${to}`)
     }
     if (await tx.invoices.update(result.invoice, current.status)) {
@@ -57,11 +55,6 @@ export async function transitionIn(
     }
   }
   throw new Error(`invoice status kept changing under transition to ${to}`)
-}
-
-/** 409: a hold past the hold lifetime cannot be paid; the sweeper releases it (API.md B5). */
-export function holdLapsed(at: Date): AppError {
-  return new AppError('invalid_transition', `the hold lapsed at ${at.toISOString()} (the hold lifetime): it is being released and becomes failed`)
 }
 
 /** 409: the request may move an invoice only from `onlyFrom`, and it is `from`. */

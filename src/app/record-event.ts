@@ -31,7 +31,9 @@ export async function recordEvent(tx: Tx, deps: RecordEventDeps, invoice: Invoic
     type: event.type,
     status: 'pending',
     attemptCount: 0,
-    nextAttemptAt: new Date(event.createdAt.getTime() + firstAttemptDelayMs(deps.webhooks.retrySchedule)),
+    // from when the event is written, not when it happened: an expiry swept after an outage is dated expired_at,
+    // and its first attempt still waits the schedule's first delay (nor does it count as overdue since expired_at)
+    nextAttemptAt: new Date(invoice.updatedAt.getTime() + firstAttemptDelayMs(deps.webhooks.retrySchedule)),
     createdAt: invoice.updatedAt,
     updatedAt: invoice.updatedAt,
   }

@@ -3,7 +3,7 @@ import type { InvoiceId } from '../domain/ids.js'
 import { holdLapsedAt, readStatus, type Invoice, type Status } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
-import { holdLapsed, notAllowedFrom, transitionById, type Target, type TransitionDeps } from './apply-transition.js'
+import { notAllowedFrom, transitionById, type Target, type TransitionDeps } from './apply-transition.js'
 
 /**
  * The merchant's capture (hold → paid) and cancel (pending or hold → failed): a hold's funds are captured or
@@ -14,9 +14,13 @@ import { holdLapsed, notAllowedFrom, transitionById, type Target, type Transitio
  * read and the write, the request is decided again on the new one (statuses only move forward: a few rounds).
  * The provider is expected to refuse what contradicts an earlier call on the same hold (a release after a
  * capture), as acquirers do, so two merchant requests racing on one hold cannot both settle it.
+ *
+ * A hold past the hold lifetime is not captured (API.md B5: it is cancelled; the sweeper releases it). That is decided
+ * here, before the acquirer is asked, and only here: once the acquirer has captured the funds, the invoice becomes
+ * paid whatever the clock reads by then, or the buyer's money would be taken with the invoice left a hold.
  */
 export async function settleHold(
-  deps: TransitionDeps & Pick<AppDeps, 'provider'>,
+  deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>,
   merchant: Merchant,
   id: InvoiceId,
   to: Target,
@@ -30,9 +34,10 @@ export async function settleHold(
     const from = readStatus(inv, now)
     if (!allowedFrom.includes(from)) throw notAllowedFrom(from, to, allowedFrom)
     if (from === 'hold') {
-      // a lapsed hold's funds are not captured: the sweeper releases them (checked again in the transition)
       const lapsed = to === 'paid' ? holdLapsedAt(inv, now, deps.holdLifetime * 1000) : undefined
-      if (lapsed !== undefined) throw holdLapsed(lapsed)
+      if (lapsed !== undefined) {
+        throw new AppError('invalid_transition', `the hold lapsed at ${lapsed.toISOString()} (the hold lifetime) and can no longer be captured; it is released and fails`)
+      }
       const held = { invoiceId: inv.id, amount: inv.amount, currency: inv.currency, service: inv.service }
       await (to === 'paid' ? deps.provider.captureHold(held) : deps.provider.releaseHold(held))
     }

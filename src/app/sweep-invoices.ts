@@ -28,7 +28,7 @@ export async function expireDueInvoices(deps: TransitionDeps, batch = 200): Prom
  * the hold was captured meanwhile, whose capture then moves it to paid) stays a hold and is tried again on the
  * next sweep; the sweep reports it after the others are done.
  */
-export async function failStaleHolds(deps: TransitionDeps & Pick<AppDeps, 'provider'>, batch = 200): Promise<number> {
+export async function failStaleHolds(deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>, batch = 200): Promise<number> {
   const now = deps.clock.now()
   const heldBefore = new Date(now.getTime() - deps.holdLifetime * 1000)
   const stale = await deps.store.transaction((tx) => tx.invoices.listStaleHolds(heldBefore, batch))

@@ -79,9 +79,10 @@ export function readStatus(inv: Pick<Invoice, 'status' | 'expiresAt'>, now: Date
 }
 
 /**
- * API.md B5: a hold not settled within the hold lifetime is cancelled. From this instant on it can no longer be paid
- * (its authorisation has lapsed; the sweeper releases it and fails it), as a pending invoice past `expired_at` can no
- * longer be paid before any sweep. The instant the hold lapsed, when it has by `now`; else undefined (also for an
+ * API.md B5: a hold not settled within the hold lifetime is cancelled. From this instant on the merchant can no longer
+ * capture it (its authorisation has lapsed; the sweeper releases it and fails it), as a pending invoice past
+ * `expired_at` can no longer be paid before any sweep. The provider settling it itself still counts: it is the
+ * acquirer that holds the money. The instant the hold lapsed, when it has by `now`; else undefined (also for an
  * invoice that is not a hold).
  */
 export function holdLapsedAt(inv: Pick<Invoice, 'status' | 'heldAt'>, now: Date, holdLifetimeMs: number): Date | undefined {
@@ -92,7 +93,7 @@ export function holdLapsedAt(inv: Pick<Invoice, 'status' | 'heldAt'>, now: Date,
 
 export type TransitionResult =
   | { readonly ok: true; readonly invoice: Invoice; readonly event: InvoiceEvent }
-  | { readonly ok: false; readonly code: 'invalid_transition'; readonly from: Status; readonly holdLapsedAt?: Date }
+  | { readonly ok: false; readonly code: 'invalid_transition'; readonly from: Status }
 
 export interface TransitionInput {
   readonly to: Exclude<Status, 'pending'>
@@ -100,8 +101,6 @@ export interface TransitionInput {
   readonly eventId: EventId
   /** Amount credited to the merchant; required when `to` is `paid`. */
   readonly credited?: Minor
-  /** The hold lifetime (HOLD_LIFETIME) in ms: past it, a hold can no longer become paid (see holdLapsedAt). */
-  readonly holdLifetimeMs?: number
 }
 
 /**
@@ -116,8 +115,6 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
       ? from === 'expired' && inv.status === 'pending'
       : from !== 'expired' && canTransition(from, input.to)
   if (!allowed) return { ok: false, code: 'invalid_transition', from }
-  const lapsed = input.to === 'paid' && input.holdLifetimeMs !== undefined ? holdLapsedAt(inv, input.now, input.holdLifetimeMs) : undefined
-  if (lapsed !== undefined) return { ok: false, code: 'invalid_transition', from, holdLapsedAt: lapsed }
   const to = input.to
   // The clock may read earlier than the previous change: an instance whose clock lags the one that made it, or a
   // transition decided on a reading taken before a racing one committed (apply-transition.ts reads the clock once,

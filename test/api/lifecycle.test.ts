@@ -135,34 +135,74 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     expect(await events(id)).toEqual(['invoice.hold', 'invoice.failed'])
   })
 
-  it('when a hold has outlived the hold lifetime but no sweep has run yet (a restart), then it can no longer be captured or paid, only cancelled', async () => {
+  it('when a hold has outlived the hold lifetime but no sweep has run yet (a restart), then the merchant can no longer capture it, only cancel it; the provider settling it still counts', async () => {
     const early = await invoiceIn('hold')
     const late = await invoiceIn('hold')
     const cancelled = await invoiceIn('hold')
+    const settledByProvider = await invoiceIn('hold')
     t.clock.advance(3599)
     expect((await merchantAction(early, 'capture')).statusCode).toBe(200) // a second before it lapses
     t.clock.advance(1)
-    for (const res of [await merchantAction(late, 'capture'), await simulate(late, 'paid')]) {
-      expect(res.statusCode).toBe(409)
-      expect(res.json()).toMatchObject({ code: 'invalid_transition', detail: expect.stringContaining('the hold lapsed at 2026-11-22T11:00:00.000Z') })
-    }
+    const refused = await merchantAction(late, 'capture')
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json()).toMatchObject({ code: 'invalid_transition', detail: expect.stringContaining('the hold lapsed at 2026-11-22T11:00:00.000Z') })
     expect((await info(late)).status).toBe('hold') // until the sweep releases it
     expect((await merchantAction(cancelled, 'cancel')).statusCode).toBe(200) // what the sweep would do anyway
+    // the acquirer holds the money: when it reports the hold settled, the invoice is paid
+    expect((await simulate(settledByProvider, 'paid')).statusCode).toBe(200)
     await t.sweep()
     expect((await info(late)).status).toBe('failed')
     expect(await events(late)).toEqual(['invoice.hold', 'invoice.failed'])
     expect(await events(early)).toEqual(['invoice.hold', 'invoice.paid'])
+    expect(await events(settledByProvider)).toEqual(['invoice.hold', 'invoice.paid'])
   })
 
-  it('when an invoice is swept long after it expired (the service was down), then its event is dated expired_at', async () => {
+  it('when the acquirer captures a hold as it lapses (the capture takes a while), then the invoice is paid, not left a hold', async () => {
+    const captured: string[] = []
+    let clock: TestApp['clock'] | undefined
+    const own = await buildTestApp(
+      { HOLD_LIFETIME: '60' },
+      {
+        provider: {
+          ...sandboxProvider,
+          captureHold: async (h) => {
+            clock?.advance(1) // the acquirer answers after the hold lifetime has passed
+            captured.push(h.invoiceId)
+          },
+          releaseHold: async (h) => {
+            if (captured.includes(h.invoiceId)) throw new Error('already captured')
+          },
+        },
+      },
+    )
+    clock = own.clock
+    try {
+      const key = (await own.merchant()).apiKey
+      const created = await own.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'LAPSE-1', amount: 5, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': key } })
+      const id = created.json().order_id
+      expect((await own.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'hold' }) })).statusCode).toBe(200)
+      own.clock.advance(59.5)
+      const res = await own.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/capture`, headers: { 'x-api-key': key } })
+      expect(res.statusCode, res.body).toBe(200)
+      expect(res.json().status).toBe('paid')
+      expect(captured).toEqual([id])
+      await own.sweep()
+      expect((await own.rt.store.invoices.findById(id))?.status).toBe('paid')
+    } finally {
+      await own.close()
+    }
+  })
+
+  it('when an invoice is swept long after it expired (the service was down), then its event is dated expired_at, and its webhook is due from the sweep, not overdue since expiry', async () => {
     const id = await create({ callback_url: 'https://shop.example/hooks' })
     const expiredAt = (await info(id)).expired_at
     t.clock.advance(300 + 3600) // an hour after expiry
+    const sweptAt = t.clock.now().toISOString()
     await t.sweep()
     const [event] = await t.rt.store.events.listByInvoice(id as never)
     expect(event?.createdAt.toISOString()).toBe(expiredAt)
     const [delivery] = (await t.app.inject({ url: `/api/v1/webhooks/deliveries?invoice_id=${id}`, headers: { 'x-api-key': m.apiKey } })).json().data
-    expect(delivery.type).toBe('invoice.expired')
+    expect(delivery).toMatchObject({ type: 'invoice.expired', created_at: sweptAt, next_attempt_at: sweptAt })
   })
 
   it('when a hold outlives the hold lifetime, then its funds are released at the provider before it fails; while the provider refuses, it stays a hold', async () => {
