@@ -1,9 +1,7 @@
 /**
  * Configuration: read from the environment once at start, validated whole, frozen, passed down.
- * The only module that reads `process.env` (it is handed in by the entry point). Imports nothing of the project
- * (only node:net, to tell an IP address).
+ * The only module that reads `process.env` (it is handed in by the entry point). Imports nothing.
  */
-import { isIP } from 'node:net'
 
 export interface ServiceConfig {
   readonly name: string
@@ -289,9 +287,23 @@ function trustProxy(text: string | undefined, bad: (n: string, m: string) => voi
 function isProxyEntry(entry: string): boolean {
   if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true
   const [address = '', prefix, extra] = entry.split('/')
-  const version = isIP(address)
-  if (version === 0 || extra !== undefined) return false
-  return prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (version === 4 ? 32 : 128))
+  const bits = IPV4.test(address) ? 32 : isIpv6(address) ? 128 : 0
+  if (bits === 0 || extra !== undefined) return false
+  return prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= bits)
+}
+
+/** Dotted decimal, each part 0–255 without a leading zero (`010.0.0.1` would be read as octal by some tools). */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])$/
+
+/** An IPv6 address (an IPv4-mapped one too), as the WHATWG URL parser reads a bracketed host. */
+function isIpv6(address: string): boolean {
+  if (!address.includes(':') || !/^[0-9A-Fa-f:.]+$/.test(address)) return false
+  try {
+    new URL(`http://[${address}]/`)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The largest amount, in minor units: the domain's MAX_MINOR (15 digits, exact as a JSON number in major units). */

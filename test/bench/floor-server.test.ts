@@ -69,7 +69,7 @@ describe('bench floor server', () => {
     // the same image: its width (IHDR) equal to the service's, its size within what different ids compress to
     const servicePng = Buffer.from(String(serviceBody['qr_image']).replace(/^data:image\/png;base64,/, ''), 'base64')
     expect(png.readUInt32BE(16)).toBe(servicePng.readUInt32BE(16))
-    expect(Math.abs(png.length - servicePng.length)).toBeLessThan(40)
+    expect(Math.abs(png.length - servicePng.length)).toBeLessThan(100)
     expect(headerNames(its)).toEqual(headerNames(ours))
 
     // answered only after its COMMIT: another connection sees the row
@@ -91,7 +91,7 @@ describe('bench floor server', () => {
     expect(await its.json()).toEqual(await ours.json())
     expect(headerNames(its)).toEqual(headerNames(ours))
     const requestId = its.headers.get('x-request-id')
-    await new Promise((r) => setTimeout(r, 200)) // the log writer's write
-    expect(readFileSync(join(dir, 'floor.log'), 'utf8')).toContain(`"reqId":"${requestId}"`)
+    // the log writer writes asynchronously
+    await expect.poll(() => readFileSync(join(dir, 'floor.log'), 'utf8'), { timeout: 5000, interval: 50 }).toContain(`"reqId":"${requestId}"`)
   })
 })

@@ -27,6 +27,10 @@ describe('verifyWebhook', () => {
     expect(event).toEqual(JSON.parse(BODY))
     expect(verifyWebhook(new TextEncoder().encode(BODY), headers, secret)).toEqual(event)
     expect(verifyWebhook(Buffer.from(BODY), new Headers(headers), secret)).toEqual(event)
+    // `await request.arrayBuffer()` in a Fetch-style handler, and a view into a larger buffer
+    expect(verifyWebhook(new TextEncoder().encode(BODY).buffer, headers, secret)).toEqual(event)
+    const padded = Buffer.from(`xx${BODY}yy`)
+    expect(verifyWebhook(new DataView(padded.buffer, padded.byteOffset + 2, padded.length - 4), headers, secret)).toEqual(event)
     // Node's IncomingHttpHeaders: lower-case names, with unrelated multi-value headers beside them
     expect(verifyWebhook(BODY, { ...headers, 'x-forwarded-for': ['10.0.0.1', '10.0.0.2'], host: 'shop.example' }, secret)).toEqual(event)
     expect(verifyWebhook(BODY, { 'Webhook-Id': headers['webhook-id'], 'Webhook-Timestamp': headers['webhook-timestamp'], 'Webhook-Signature': headers['webhook-signature'] }, secret)).toEqual(event)

@@ -107,12 +107,18 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
 
 /**
  * Whether `path` still names the file it names now (same device and inode): false once it is removed, renamed away
- * or replaced (a backup restored over it while the service runs). A `stat`, about 2 µs, before each COMMIT.
+ * or replaced (a backup restored over it while the service runs). A `stat`, about 2 µs, before each COMMIT. A path
+ * that cannot be looked at (EACCES, EIO, ESTALE) counts as not the file: that batch is refused (503), not committed
+ * to what may no longer be the database.
  */
 function sameFileAt(path: string): () => boolean {
   const opened = statSync(path, { bigint: true })
   return () => {
-    const now = statSync(path, { bigint: true, throwIfNoEntry: false })
-    return now !== undefined && now.ino === opened.ino && now.dev === opened.dev
+    try {
+      const now = statSync(path, { bigint: true, throwIfNoEntry: false })
+      return now !== undefined && now.ino === opened.ino && now.dev === opened.dev
+    } catch {
+      return false
+    }
   }
 }

@@ -239,8 +239,8 @@ function validationProblem(err: FastifyError): Problem {
 /**
  * One error per field, for a readable answer. A union (`anyOf`: the amount, a number or a string) reports an error
  * for each of its branches. When one branch had the right type and broke a rule of its own (a string over its
- * length), that rule is the answer, not the other branch's "must be a number"; when every branch had the wrong
- * type, their types together are ("must be a number or a string").
+ * length), that rule is the answer, not the other branch's "must be a number"; when every branch failed on its
+ * type alone, their types together are ("must be a number or a string"). Otherwise the first error stands.
  */
 function onePerField(found: readonly { error: FieldError; keyword: string | undefined; type: unknown }[]): FieldError[] {
   const byField = new Map<string, (typeof found)[number][]>()
