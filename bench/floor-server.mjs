@@ -2,7 +2,7 @@
 // needs and nothing else — no framework, no hooks, no promises, no validation beyond the two ids:
 //   the API key hashed (SHA-256) and looked up in a Map; the invoice read by id on a read-only connection to the
 //   bench's own SQLite file (WAL, a prepared statement in raw mode); the row mapped and viewed by the service's own
-//   code (dist/: the driver's rowMaker, rowToInvoice, invoiceView); JSON.stringify; the same 12 response headers; one pino access-log
+//   code (dist/: the driver's rowMaker, rowToInvoice, invoiceView); JSON.stringify; the same 13 response headers; one pino access-log
 //   line to a file (through the service's own log writer); a prom-client counter and histogram. It writes its answers and shares its read snapshot as the
 //   service does: the answers of one event-loop pass written together at its end, the reads of one pass in one
 //   read transaction.
@@ -85,7 +85,7 @@ function getInfo(req, res) {
   }
   const body = JSON.stringify(invoiceView(rowToInvoice(toRow(row)), new Date()))
   const reqId = randomUUID()
-  res.writeHead(200, [...SECURITY, 'x-request-id', reqId, 'ratelimit-limit', '200', 'ratelimit-remaining', '199', 'ratelimit-reset', '1', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))])
+  res.writeHead(200, [...SECURITY, 'x-request-id', reqId, 'cache-control', 'no-store', 'ratelimit-limit', '200', 'ratelimit-remaining', '199', 'ratelimit-reset', '1', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))])
   if (waiting.length === 0) setImmediate(flush)
   waiting.push(res, body)
   const ms = performance.now() - started
@@ -154,7 +154,7 @@ function create(req, res) {
     }
     const body = JSON.stringify(createResponseToWire(invoice, true, PUBLIC_URL, qrDataUri(invoice.qrData)))
     const reqId = randomUUID()
-    res.writeHead(201, [...SECURITY, 'x-request-id', reqId, 'ratelimit-limit', '200', 'ratelimit-remaining', '199', 'ratelimit-reset', '1', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))])
+    res.writeHead(201, [...SECURITY, 'x-request-id', reqId, 'cache-control', 'no-store', 'ratelimit-limit', '200', 'ratelimit-remaining', '199', 'ratelimit-reset', '1', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))])
     batch.push(res, body)
     const ms = performance.now() - started
     logger.info({ reqId, method: req.method, url: req.url, statusCode: 201, ms: Math.round(ms * 100) / 100 }, 'request completed')

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -86,6 +87,24 @@ describe('secrets at LOG_LEVEL=debug', () => {
       expect((await call('GET', `${info}&api_key=${percentEncoded(key2)}`, key2)).status).toBe(200)
       // a malformed body: the problem answer and the log name the field, not the header
       expect((await call('POST', '/api/v1/invoices', key2, { order_id: 'D-3', amount: '1.005', currency: 'RUB' })).status).toBe(400)
+      // the key, or its hash, in the wrong header: as the request id (it would be echoed and logged), or in Expect
+      const keyHashHex = createHash('sha256').update(key2).digest('hex')
+      for (const requestId of [key2, keyHashHex, `trace-${key2}`]) {
+        const res = await fetch(`${server.base}${info}`, { headers: { 'x-api-key': key2, 'x-request-id': requestId } })
+        expect(res.status).toBe(200)
+        expect(res.headers.get('x-request-id')).not.toBe(requestId)
+        expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+      }
+      // (fetch refuses to send Expect; node:http does)
+      const expectStatus = await new Promise<number | undefined>((resolve, reject) => {
+        request(`${server.base}/healthz`, { headers: { expect: key2 } }, (res) => {
+          res.resume()
+          resolve(res.statusCode)
+        })
+          .on('error', reject)
+          .end()
+      })
+      expect(expectStatus).toBe(417)
     } finally {
       await stopServer(server) // SIGTERM: the asynchronous log is flushed before the exit
       await rx.close()

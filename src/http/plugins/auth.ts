@@ -26,6 +26,10 @@ export function requireApiKey(
   limiter?: RateLimiter,
 ): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    // Every answer of a merchant route is the merchant's own data (or says something about its key). The key is a
+    // custom header, not Authorization, so HTTP's rule that shared caches do not store authorised answers does not
+    // cover it: a caching proxy in front of the service must be told not to keep them.
+    reply.header('cache-control', 'no-store')
     if (limiter !== undefined) {
       const blocked = await limiter.authBlocked(request.ip)
       if (!blocked.allowed) refuse(reply, blocked, TOO_MANY_FAILURES)

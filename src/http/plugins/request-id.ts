@@ -5,6 +5,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 // A client's id is echoed only when it is a short token: anything else could forge log lines or headers.
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+// ...and not when it is, or holds, a credential: an API key (or webhook secret) sent as X-Request-Id by mistake, or
+// a SHA-256 in hex (a key's stored hash) — the id goes into every log line of the request.
+const CREDENTIAL_AS_ID = /mk_|whsec_|^[0-9A-Fa-f]{64}$/i
+
 // Credentials a client put in the URL by mistake (`?api_key=mk_…`): the access log keeps the URL but not them.
 const CREDENTIAL_IN_URL = /(mk_|whsec_)[A-Za-z0-9_%+/=-]+/g
 
@@ -20,10 +24,10 @@ export function loggableUrl(url: string): string {
   return plain.replace(CREDENTIAL_IN_URL, '$1[redacted]')
 }
 
-/** Fastify's `genReqId`: the client's `x-request-id` when it is a safe token, else a new UUID. */
+/** Fastify's `genReqId`: the client's `x-request-id` when it is a safe token and no credential, else a new UUID. */
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id']
-  return typeof given === 'string' && CLIENT_ID.test(given) ? given : randomUUID()
+  return typeof given === 'string' && CLIENT_ID.test(given) && !CREDENTIAL_AS_ID.test(given) ? given : randomUUID()
 }
 
 /**
