@@ -19,27 +19,11 @@
  * (sqlite-lock-wait.ts), never inside a synchronous call that would freeze the event loop.
  */
 import type BetterSqlite3 from 'better-sqlite3'
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely'
 import { StoreUnavailableError } from '../../ports/store.js'
-import { LockWait, Mutex, isSqliteBusy } from './sqlite-lock-wait.js'
-import {
-  CompiledQuery,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type DatabaseConnection,
-  type DatabaseIntrospector,
-  type Dialect,
-  type DialectAdapter,
-  type Driver,
-  type Kysely,
-  type QueryCompiler,
-  type QueryResult,
-} from 'kysely'
-
-const STATEMENT_CACHE_SIZE = 256
-const BEGIN = CompiledQuery.raw('begin')
-const COMMIT = CompiledQuery.raw('commit')
-const ROLLBACK = CompiledQuery.raw('rollback')
+import { HotReads } from './sqlite-hot-reads.js'
+import { LockWait, Mutex } from './sqlite-lock-wait.js'
+import { COMMIT, ROLLBACK, StatementCache } from './sqlite-statements.js'
 
 /** The read-only connections of a file database: `committed` for reads outside transactions, `hot` for `readNow`. */
 export interface SqliteReaders {
@@ -63,64 +47,6 @@ function fileGone(): StoreUnavailableError {
   return new StoreUnavailableError('the SQLite database file was removed or replaced while the service ran; restart it on the right file')
 }
 
-export class BetterSqliteDialect implements Dialect {
-  #driver: GroupCommitDriver | undefined
-
-  constructor(
-    private readonly writer: BetterSqlite3.Database,
-    private readonly readers: SqliteReaders | undefined,
-    private readonly opts: LockWaitOptions,
-  ) {}
-
-  createDriver(): Driver {
-    this.#driver = new GroupCommitDriver(this.writer, this.readers, this.opts)
-    return this.#driver
-  }
-
-  /** The driver's `readNow` (a read answered at once on the read-only connection), once Kysely has made it. */
-  readNow(compiled: CompiledQuery): QueryResult<unknown> | undefined {
-    return this.#driver?.readNow(compiled)
-  }
-
-  /** The driver's `writeInBatch` (one statement in the open group-commit batch), once Kysely has made it. */
-  writeInBatch(compiled: CompiledQuery): Promise<QueryResult<unknown>> {
-    if (this.#driver === undefined) return Promise.reject(new Error('The database connection is not open'))
-    return this.#driver.writeInBatch(compiled)
-  }
-
-  /**
-   * Readiness of the write path: resolves when the write lock can be taken now (waiting at most `maxWaitMs`), or
-   * is held by this process's own open batch; rejects with SQLite's error otherwise. A read-only `select 1`
-   * cannot tell: in WAL mode reads go on while another process holds the write lock and every write fails.
-   */
-  probeWrite(maxWaitMs: number): Promise<void> {
-    if (this.#driver === undefined) return Promise.reject(new Error('The database connection is not open'))
-    return this.#driver.probeWrite(maxWaitMs)
-  }
-  createQueryCompiler(): QueryCompiler {
-    return new SqliteQueryCompiler()
-  }
-  createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter()
-  }
-  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
-    return new SqliteIntrospector(db)
-  }
-}
-
-/**
- * SQLite's adapter with migrations in one transaction: SQLite's DDL is transactional, and this driver's transactions
- * take the write lock at their BEGIN IMMEDIATE, so what is applied is read and migrated under that lock. Kysely's
- * own adapter ran each statement committed alone and took no lock: a `migrate` killed halfway left tables without
- * their migration recorded ("table merchants already exists" at every later start), and processes migrating a
- * fresh file at once failed the same way.
- */
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true
-  }
-}
-
 /**
  * What the members of a batch that SQLite did not commit are answered: their own statements went through, the batch
  * was lost (a COMMIT that failed, or a statement of another member after which SQLite rolled the whole transaction
@@ -132,69 +58,16 @@ function batchLost(cause: unknown): StoreUnavailableError {
   return new StoreUnavailableError(`the batch transaction was rolled back by SQLite${why}`, { cause })
 }
 
-/** A prepared statement and, for one that returns rows, the function that turns its raw rows into objects. */
-interface Prepared {
-  readonly stmt: BetterSqlite3.Statement<unknown[]>
-  readonly toObject: ((row: unknown[]) => Record<string, unknown>) | undefined
-}
-
-/**
- * Prepared statements of one connection, kept by SQL text.
- *
- * Row-returning statements run in better-sqlite3's raw mode (each row an array) and are turned into objects by
- * a function compiled once per statement from its column names: better-sqlite3 builds each row object property
- * by property in C++, through V8's slow path (a hidden-class transition per column, ~5 µs for an invoice row),
- * where an object literal of a fixed shape costs a fraction of that.
- */
-class StatementCache {
-  readonly #statements = new Map<string, Prepared>()
-  constructor(readonly db: BetterSqlite3.Database) {}
-
-  run<R>(compiled: CompiledQuery): QueryResult<R> {
-    const { stmt, toObject } = this.prepare(compiled.sql)
-    const params = compiled.parameters as unknown[]
-    if (toObject !== undefined) return { rows: (stmt.all(params) as unknown[][]).map(toObject) as R[] }
-    const { changes } = stmt.run(params)
-    return { numAffectedRows: BigInt(changes), rows: [] }
-  }
-
-  prepare(text: string): Prepared {
-    let prepared = this.#statements.get(text)
-    if (prepared === undefined) {
-      const stmt = this.db.prepare<unknown[]>(text)
-      prepared = { stmt, toObject: stmt.reader ? rowMaker(stmt.raw(true).columns().map((c) => c.name)) : undefined }
-      if (this.#statements.size >= STATEMENT_CACHE_SIZE) {
-        const oldest = this.#statements.keys().next()
-        if (oldest.done !== true) this.#statements.delete(oldest.value)
-      }
-      this.#statements.set(text, prepared)
-    }
-    return prepared
-  }
-}
-
-/**
- * `(row) => ({ "a": row[0], "b": row[1], … })` for these column names. The names come from SQLite's description
- * of our own statements and are written as JSON string literals, so no name can be read as code. A repeated name
- * keeps its last value, as better-sqlite3's own row objects do.
- */
-export function rowMaker(columns: readonly string[]): (row: unknown[]) => Record<string, unknown> {
-  const fields = columns.map((name, i) => `${JSON.stringify(name)}: row[${i}]`).join(', ')
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  return new Function('row', `return { ${fields} }`) as (row: unknown[]) => Record<string, unknown>
-}
-
 interface Waiter {
   resolve(): void
   reject(err: unknown): void
 }
 
-class GroupCommitDriver implements Driver {
+export class GroupCommitDriver implements Driver {
   readonly #writer: StatementCache
   readonly #reader: StatementCache | undefined
-  /** The connection of `readNow`, and whether it holds a read snapshot now (see `readNow`). */
-  readonly #hot: StatementCache | undefined
-  #snapshot = false
+  /** The connection of `readNow` and its per-pass read snapshot (sqlite-hot-reads.ts). */
+  readonly #hot: HotReads | undefined
   // One writer connection: transactions take turns on it, first come first served.
   readonly #mutex = new Mutex()
   /** Transactions released into the open batch, waiting for its COMMIT. */
@@ -211,7 +84,7 @@ class GroupCommitDriver implements Driver {
   constructor(writer: BetterSqlite3.Database, readers: SqliteReaders | undefined, opts: LockWaitOptions) {
     this.#writer = new StatementCache(writer)
     this.#reader = readers && new StatementCache(readers.committed)
-    this.#hot = readers && new StatementCache(readers.hot)
+    this.#hot = readers && new HotReads(new StatementCache(readers.hot))
     this.#writeLock = new LockWait(opts.busyTimeoutMs)
     this.#readLock = new LockWait(opts.busyTimeoutMs)
     this.#stillAtPath = opts.stillAtPath ?? (() => true)
@@ -324,7 +197,7 @@ class GroupCommitDriver implements Driver {
   async destroy(): Promise<void> {
     await this.#flush()
     this.#endSnapshot()
-    this.#hot?.db.close()
+    this.#hot?.connection.db.close()
     this.#reader?.db.close()
     this.#writer.db.close()
   }
@@ -349,50 +222,20 @@ class GroupCommitDriver implements Driver {
   }
 
   /**
-   * A read outside any transaction, answered synchronously on the hot read-only connection: the same committed
-   * data `query` reads, without Kysely's executor and its promise chain around it (≈ 10 % of a getInfo request's
-   * CPU). Undefined when the query has to take `query`'s path: no read-only connection (`:memory:`), not a read,
-   * or the database busy (another process in exclusive locking mode; `query` waits for it on timers).
-   *
-   * The reads of one event-loop pass share one read snapshot (a transaction on the hot connection, opened by the
-   * first of them): a statement run on its own takes and drops SQLite's locks each time (two `fcntl` calls and a
-   * `stat` of the WAL, ≈ half of a 4 µs lookup). The snapshot never outlives what this process acknowledges: it
-   * ends before every COMMIT of the writer (so a read after an acknowledged write sees it) and at the end of the
-   * pass (a `setImmediate`), so it is never more than one pass old. Ending it before the COMMIT also leaves the
-   * COMMIT's checkpoint free to copy the whole WAL back, so the WAL file is reused instead of growing.
-   * Only this process writes invoices, the one thing these lookups read; the CLI beside it writes merchants and keys.
+   * A read outside any transaction, answered synchronously on the hot read-only connection in the pass's read
+   * snapshot (sqlite-hot-reads.ts). Undefined when the query has to take `query`'s path: no read-only connection
+   * (`:memory:`), not a read, or the database busy (another process in exclusive locking mode; `query` waits for it
+   * on timers).
    */
   readNow<R>(compiled: CompiledQuery): QueryResult<R> | undefined {
     const hot = this.#hot
     if (hot === undefined || this.#readLock.lost || !this.#writer.prepare(compiled.sql).stmt.readonly) return undefined
-    try {
-      if (!this.#snapshot) {
-        hot.run(BEGIN) // deferred: the snapshot is taken by the first read in it
-        this.#snapshot = true
-        setImmediate(this.#endSnapshot)
-      }
-      return hot.run<R>(compiled)
-    } catch (err) {
-      if (isSqliteBusy(err)) {
-        this.#endSnapshot()
-        return undefined
-      }
-      throw err
-    }
+    return hot.read<R>(compiled)
   }
 
-  /** Ends the hot connection's read snapshot, if it holds one; the next `readNow` takes a fresh one. */
-  readonly #endSnapshot = (): void => {
-    if (!this.#snapshot) return
-    this.#snapshot = false
-    const hot = this.#hot
-    if (hot === undefined || !hot.db.open || !hot.db.inTransaction) return
-    try {
-      hot.run(COMMIT)
-    } catch {
-      // a read transaction has nothing to keep: if it cannot be committed, it is rolled back
-      if (hot.db.inTransaction) hot.run(ROLLBACK)
-    }
+  /** Ends the hot connection's read snapshot, if it holds one (before a COMMIT: reads after it must see it). */
+  #endSnapshot(): void {
+    this.#hot?.end()
   }
 
   async probeWrite(maxWaitMs: number): Promise<void> {

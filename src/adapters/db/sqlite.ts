@@ -11,7 +11,7 @@ import type { Store } from '../../ports/store.js'
 import { StoreUnavailableError } from '../../ports/store.js'
 import { createKyselyStore } from './kysely-store.js'
 import type { Database } from './schema.js'
-import { BetterSqliteDialect, type SqliteReaders } from './sqlite-driver.js'
+import { BetterSqliteDialect, type SqliteReaders } from './sqlite-dialect.js'
 import { translateUnavailable } from './unavailable.js'
 
 export interface SqliteStoreOptions {
