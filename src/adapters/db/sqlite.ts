@@ -67,7 +67,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
   }
 
   // Committed-data reads on read-only connections of their own (WAL), so they never see an unacknowledged batch:
-  // one for reads outside transactions, one for the hot lookups answered synchronously (sqlite-driver.ts).
+  // one for reads outside transactions, one for the hot lookups answered synchronously (sqlite-hot-reads.ts).
   let readers: SqliteReaders | undefined
   if (!inMemory) {
     const openReader = (): BetterSqlite3.Database => {
