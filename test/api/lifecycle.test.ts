@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { sandboxProvider } from '../../src/adapters/sandbox-provider/sandbox-provider.js'
+import type { InvoiceId } from '../../src/domain/ids.js'
 import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3')
@@ -177,10 +178,7 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     )
     clock = own.clock
     try {
-      const key = (await own.merchant()).apiKey
-      const created = await own.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'LAPSE-1', amount: 5, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': key } })
-      const id = created.json().order_id
-      expect((await own.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'hold' }) })).statusCode).toBe(200)
+      const { key, id } = await heldInvoice(own)
       own.clock.advance(59.5)
       const res = await own.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/capture`, headers: { 'x-api-key': key } })
       expect(res.statusCode, res.body).toBe(200)
@@ -221,10 +219,7 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
       },
     )
     try {
-      const key = (await own.merchant()).apiKey
-      const created = await own.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'SH-1', amount: 5, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': key } })
-      const id = created.json().order_id
-      expect((await own.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'hold' }) })).statusCode).toBe(200)
+      const { id } = await heldInvoice(own)
       own.clock.advance(60)
       await own.sweep()
       expect((await own.rt.store.invoices.findById(id))?.status).toBe('hold')
@@ -305,6 +300,15 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     expect(res.json().code).toBe('validation_failed')
   })
 })
+
+/** In an app of a test's own (its own provider or HOLD_LIFETIME): a merchant and one invoice of it on hold. */
+async function heldInvoice(app: TestApp): Promise<{ key: string; id: InvoiceId }> {
+  const key = (await app.merchant()).apiKey
+  const created = await app.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'HELD-1', amount: 5, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': key } })
+  const id = created.json().order_id as InvoiceId
+  expect((await app.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'hold' }) })).statusCode).toBe(200)
+  return { key, id }
+}
 
 describe('racing transitions', () => {
   it('when simulate paid and cancel race on real sockets, then exactly one wins and one event is written', async () => {
