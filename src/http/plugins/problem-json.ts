@@ -245,14 +245,23 @@ function validationProblem(err: FastifyError): Problem {
  */
 function onePerField(found: readonly { error: FieldError; keyword: string | undefined; type: unknown }[]): FieldError[] {
   const byField = new Map<string, (typeof found)[number][]>()
-  for (const f of found) byField.set(f.error.field, [...(byField.get(f.error.field) ?? []), f])
+  for (const f of found) {
+    const same = byField.get(f.error.field)
+    if (same === undefined) byField.set(f.error.field, [f])
+    else same.push(f)
+  }
   return [...byField.values()].map((all) => {
     const first = all[0]!.error
     const rule = all.find((f) => f.keyword !== 'type' && f.keyword !== 'anyOf')
     if (all.length === 1 || rule !== undefined) return (rule ?? all[0]!).error
     const types = all.filter((f) => f.keyword === 'type').map((f) => String(f.type))
-    return types.length > 1 ? { field: first.field, message: `must be ${types.map(withArticle).join(' or ')}` } : first
+    return types.length > 1 ? { field: first.field, message: mustBe(types) } : first
   })
+}
+
+/** "must be a number", "must be a number or a string": the JSON types a value must have. */
+function mustBe(types: readonly string[]): string {
+  return `must be ${types.map(withArticle).join(' or ')}`
 }
 
 function friendly(e: AjvError): string {
@@ -262,7 +271,7 @@ function friendly(e: AjvError): string {
     case 'minLength':
       return `must be at least ${String(e.params?.['limit'])} characters`
     case 'type':
-      return `must be ${String(e.params?.['type']).split(',').map(withArticle).join(' or ')}`
+      return mustBe(String(e.params?.['type']).split(','))
     case 'anyOf':
       return 'has the wrong type'
     default:
