@@ -11,7 +11,9 @@ const postgresOnly = ['test/**/postgres*.test.ts']
 
 export default defineConfig({
   // tests import the client package from its sources, as tsconfig.json's `paths` does for the type check
-  resolve: { alias: { '@invoice-service/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
+  resolve: {
+    alias: { '@invoice-service/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) },
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
@@ -28,7 +30,16 @@ export default defineConfig({
         },
       },
       ...(withPostgres
-        ? [{ extends: true as const, test: { name: 'postgres', include: ['test/api/**/*.test.ts', ...postgresOnly], env: { TEST_DB: 'postgres' } } }]
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: ['test/api/**/*.test.ts', ...postgresOnly],
+                env: { TEST_DB: 'postgres' },
+              },
+            },
+          ]
         : []),
     ],
   },

@@ -4,4 +4,7 @@ export function processCpuSeconds(pid: number): number | undefined
 export type CoreCounters = number[]
 export function parseCoreTimes(procStatText: string): CoreCounters[]
 export function coreTimes(): CoreCounters[] | undefined
-export function coreShares(before: readonly CoreCounters[], after: readonly CoreCounters[]): Array<{ busy: number; iowait: number }>
+export function coreShares(
+  before: readonly CoreCounters[],
+  after: readonly CoreCounters[],
+): Array<{ busy: number; iowait: number }>

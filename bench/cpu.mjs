@@ -22,7 +22,8 @@ export function parseProcessCpuSeconds(statText, ticksPerSecond = TICKS_PER_SECO
   // rest[0] is field 3 (state); utime and stime are fields 14 and 15
   const utime = Number(rest[11])
   const stime = Number(rest[12])
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`not a /proc/<pid>/stat line: ${statText.slice(0, 80)}`)
+  if (!Number.isFinite(utime) || !Number.isFinite(stime))
+    throw new Error(`not a /proc/<pid>/stat line: ${statText.slice(0, 80)}`)
   return (utime + stime) / ticksPerSecond
 }
 

@@ -39,7 +39,9 @@ const { Counter, Histogram, Registry } = require('prom-client')
 
 const [port, dbFile, logFile, createDbFile] = process.argv.slice(2)
 const db = new Database(dbFile, { readonly: true })
-const byId = db.prepare(`select ${INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ')} from invoices where id = ?`).raw(true)
+const byId = db
+  .prepare(`select ${INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ')} from invoices where id = ?`)
+  .raw(true)
 const toRow = rowMaker(INVOICE_COLUMNS)
 const begin = db.prepare('begin')
 const commit = db.prepare('commit')
@@ -57,15 +59,38 @@ const flush = () => {
 }
 
 const keyHash = hash('sha256', process.env.FLOOR_API_KEY ?? '', 'hex')
-const merchantOfKey = new Map([[keyHash, db.prepare('select merchant_id from api_keys where hash = ?').pluck().get(keyHash)]])
+const merchantOfKey = new Map([
+  [keyHash, db.prepare('select merchant_id from api_keys where hash = ?').pluck().get(keyHash)],
+])
 
 const logger = pino({ level: 'info' }, new LogWriter(openSync(logFile, 'a')))
 const registry = new Registry()
-const requests = new Counter({ name: 'http_requests_total', help: 'requests', labelNames: ['method', 'route', 'status_code'], registers: [registry] }).labels('GET', '/api/invoice/getInfo', '200')
-const latency = new Histogram({ name: 'http_request_duration_seconds', help: 'latency', labelNames: ['method', 'route'], registers: [registry] }).labels('GET', '/api/invoice/getInfo')
+const requests = new Counter({
+  name: 'http_requests_total',
+  help: 'requests',
+  labelNames: ['method', 'route', 'status_code'],
+  registers: [registry],
+}).labels('GET', '/api/invoice/getInfo', '200')
+const latency = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'latency',
+  labelNames: ['method', 'route'],
+  registers: [registry],
+}).labels('GET', '/api/invoice/getInfo')
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-const SECURITY = ['content-security-policy', "default-src 'none';frame-ancestors 'none'", 'x-content-type-options', 'nosniff', 'x-frame-options', 'DENY', 'referrer-policy', 'no-referrer', 'strict-transport-security', 'max-age=31536000; includeSubDomains']
+const SECURITY = [
+  'content-security-policy',
+  "default-src 'none';frame-ancestors 'none'",
+  'x-content-type-options',
+  'nosniff',
+  'x-frame-options',
+  'DENY',
+  'referrer-policy',
+  'no-referrer',
+  'strict-transport-security',
+  'max-age=31536000; includeSubDomains',
+]
 
 function getInfo(req, res) {
   const started = performance.now()
@@ -78,18 +103,43 @@ function getInfo(req, res) {
     snapshot = true
     setImmediate(endSnapshot)
   }
-  const row = typeof key === 'string' && UUID.test(merchantId) && UUID.test(invoiceId) && merchantOfKey.get(hash('sha256', key, 'hex')) === merchantId ? byId.get(invoiceId) : undefined
+  const row =
+    typeof key === 'string' &&
+    UUID.test(merchantId) &&
+    UUID.test(invoiceId) &&
+    merchantOfKey.get(hash('sha256', key, 'hex')) === merchantId
+      ? byId.get(invoiceId)
+      : undefined
   if (row === undefined || row[1] !== merchantId) {
     res.writeHead(404).end()
     return
   }
   const body = JSON.stringify(invoiceView(rowToInvoice(toRow(row)), new Date()))
   const reqId = randomUUID()
-  res.writeHead(200, [...SECURITY, 'x-request-id', reqId, 'cache-control', 'no-store', 'ratelimit-limit', '200', 'ratelimit-remaining', '199', 'ratelimit-reset', '1', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))])
+  res.writeHead(200, [
+    ...SECURITY,
+    'x-request-id',
+    reqId,
+    'cache-control',
+    'no-store',
+    'ratelimit-limit',
+    '200',
+    'ratelimit-remaining',
+    '199',
+    'ratelimit-reset',
+    '1',
+    'content-type',
+    'application/json; charset=utf-8',
+    'content-length',
+    String(Buffer.byteLength(body)),
+  ])
   if (waiting.length === 0) setImmediate(flush)
   waiting.push(res, body)
   const ms = performance.now() - started
-  logger.info({ reqId, method: req.method, url: req.url, statusCode: 200, ms: Math.round(ms * 100) / 100 }, 'request completed')
+  logger.info(
+    { reqId, method: req.method, url: req.url, statusCode: 200, ms: Math.round(ms * 100) / 100 },
+    'request completed',
+  )
   requests.inc()
   latency.observe(ms / 1000)
 }
@@ -131,7 +181,15 @@ function create(req, res) {
       input = undefined
     }
     const amount = typeof input?.amount === 'string' ? parseAmount(input.amount, 2) : { ok: false }
-    if (typeof key !== 'string' || hash('sha256', key, 'hex') !== keyHash || typeof input.order_id !== 'string' || input.order_id.length === 0 || input.order_id.length > 128 || !amount.ok || input.currency !== 'RUB') {
+    if (
+      typeof key !== 'string' ||
+      hash('sha256', key, 'hex') !== keyHash ||
+      typeof input.order_id !== 'string' ||
+      input.order_id.length === 0 ||
+      input.order_id.length > 128 ||
+      !amount.ok ||
+      input.currency !== 'RUB'
+    ) {
       res.writeHead(404).end()
       return
     }
@@ -139,9 +197,26 @@ function create(req, res) {
     const id = newId()
     const payUrl = `${PUBLIC_URL}/pay/${id}`
     const invoice = {
-      id, merchantId: createMerchant, orderId: input.order_id, amount: amount.minor, currency: 'RUB', status: 'pending', service: 'card',
-      comment: null, callbackUrl: null, successUrl: null, failUrl: null, payUrl, qrData: payUrl, credited: null, fee: 0,
-      expiresAt: new Date(now.getTime() + 3_600_000), paidAt: null, heldAt: null, createdAt: now, updatedAt: now,
+      id,
+      merchantId: createMerchant,
+      orderId: input.order_id,
+      amount: amount.minor,
+      currency: 'RUB',
+      status: 'pending',
+      service: 'card',
+      comment: null,
+      callbackUrl: null,
+      successUrl: null,
+      failUrl: null,
+      payUrl,
+      qrData: payUrl,
+      credited: null,
+      fee: 0,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+      paidAt: null,
+      heldAt: null,
+      createdAt: now,
+      updatedAt: now,
     }
     if (batch.length === 0) {
       beginWrite.run()
@@ -154,13 +229,35 @@ function create(req, res) {
     }
     const body = JSON.stringify(createResponseToWire(invoice, true, PUBLIC_URL, qrDataUri(invoice.qrData)))
     const reqId = randomUUID()
-    res.writeHead(201, [...SECURITY, 'x-request-id', reqId, 'cache-control', 'no-store', 'ratelimit-limit', '200', 'ratelimit-remaining', '199', 'ratelimit-reset', '1', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(body))])
+    res.writeHead(201, [
+      ...SECURITY,
+      'x-request-id',
+      reqId,
+      'cache-control',
+      'no-store',
+      'ratelimit-limit',
+      '200',
+      'ratelimit-remaining',
+      '199',
+      'ratelimit-reset',
+      '1',
+      'content-type',
+      'application/json; charset=utf-8',
+      'content-length',
+      String(Buffer.byteLength(body)),
+    ])
     batch.push(res, body)
     const ms = performance.now() - started
-    logger.info({ reqId, method: req.method, url: req.url, statusCode: 201, ms: Math.round(ms * 100) / 100 }, 'request completed')
+    logger.info(
+      { reqId, method: req.method, url: req.url, statusCode: 201, ms: Math.round(ms * 100) / 100 },
+      'request completed',
+    )
     createRequests.inc()
     latency.observe(ms / 1000)
   })
 }
 
-createServer((req, res) => (req.method === 'POST' ? create(req, res) : getInfo(req, res))).listen(Number(port), '127.0.0.1')
+createServer((req, res) => (req.method === 'POST' ? create(req, res) : getInfo(req, res))).listen(
+  Number(port),
+  '127.0.0.1',
+)

@@ -36,7 +36,9 @@ export function serviceEnv(dbUrl, extra = {}) {
 
 /** A merchant created with the CLI, as an operator would: `{ merchant_id, api_key, webhook_secret, … }`. */
 export function createMerchant(env, name = 'Bench') {
-  return JSON.parse(execFileSync(process.execPath, [BIN, 'merchant', 'create', '--name', name, '--json'], { env }).toString())
+  return JSON.parse(
+    execFileSync(process.execPath, [BIN, 'merchant', 'create', '--name', name, '--json'], { env }).toString(),
+  )
 }
 
 /**
@@ -46,7 +48,10 @@ export function createMerchant(env, name = 'Bench') {
 export async function startService({ env, port, logFile, core, nodeArgs = [] }) {
   const args = [...nodeArgs, BIN, 'serve']
   const [cmd, argv] = core === undefined ? [process.execPath, args] : pin(core, process.execPath, args)
-  const child = spawn(cmd, argv, { env: { ...env, PORT: String(port) }, stdio: ['ignore', openSync(logFile, 'a'), 'inherit'] })
+  const child = spawn(cmd, argv, {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', openSync(logFile, 'a'), 'inherit'],
+  })
   const exited = new Promise((resolve) => child.on('exit', resolve))
   await waitFor(`http://127.0.0.1:${port}/readyz`)
   return {
@@ -115,5 +120,11 @@ export function runWrk({ url, script, connections, duration }) {
   const line = out.split('\n').find((l) => l.startsWith('{'))
   if (line === undefined) throw new Error(`wrk printed no summary for ${url}:\n${out}`)
   const r = JSON.parse(line)
-  return { rps: r.requests / (r.duration_us / 1e6), p50_ms: r.p50_ms, p99_ms: r.p99_ms, errors: r.errors, requests: r.requests }
+  return {
+    rps: r.requests / (r.duration_us / 1e6),
+    p50_ms: r.p50_ms,
+    p99_ms: r.p99_ms,
+    errors: r.errors,
+    requests: r.requests,
+  }
 }

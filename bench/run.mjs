@@ -49,7 +49,13 @@ const merchant = createMerchant(env)
 const PORT = 18080
 const BARE_PORT = 18081
 const FLOOR_PORT = 18082
-const service = await startService({ env, port: PORT, logFile: join(work, 'service.log'), core: 0, nodeArgs: NODE_ARGS })
+const service = await startService({
+  env,
+  port: PORT,
+  logFile: join(work, 'service.log'),
+  core: 0,
+  nodeArgs: NODE_ARGS,
+})
 
 const base = `http://127.0.0.1:${PORT}`
 const headers = { 'content-type': 'application/json', 'x-api-key': merchant.api_key }
@@ -59,13 +65,19 @@ await Promise.all(
   Array.from({ length: 32 }, async () => {
     while (next < SEED) {
       const n = next++
-      const res = await fetch(`${base}/api/v1/invoices`, { method: 'POST', headers, body: JSON.stringify({ order_id: `seed-${n}`, amount: '100.00', currency: 'RUB' }) })
+      const res = await fetch(`${base}/api/v1/invoices`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ order_id: `seed-${n}`, amount: '100.00', currency: 'RUB' }),
+      })
       ids.push((await res.json()).order_id)
     }
   }),
 )
 writeFileSync(join(work, 'ids.txt'), ids.join('\n'))
-const sample = await (await fetch(`${base}/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${ids[0]}`, { headers })).text()
+const sample = await (
+  await fetch(`${base}/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${ids[0]}`, { headers })
+).text()
 
 // The limit: the same machine, a bare server, a fixed body of the same size.
 const bareScript = `const http=require('node:http');const b=Buffer.from(${JSON.stringify(sample)});http.createServer((q,s)=>{s.writeHead(200,{'content-type':'application/json','content-length':b.length});s.end(b)}).listen(${BARE_PORT},'127.0.0.1')`
@@ -77,8 +89,17 @@ if (DATABASE_URL === undefined) {
   // create's floor writes to a database of its own, made by the service's migrations with a merchant in it
   const createDb = join(work, 'floor-create.db')
   const createMerchantId = createMerchant(serviceEnv(`sqlite:${createDb}`)).merchant_id
-  const [floorCmd, floorArgs] = pin(0, process.execPath, [join(ROOT, 'bench', 'floor-server.mjs'), String(FLOOR_PORT), join(work, 'bench.db'), join(work, 'floor.log'), createDb])
-  floor = spawn(floorCmd, floorArgs, { stdio: 'inherit', env: { ...process.env, FLOOR_API_KEY: merchant.api_key, FLOOR_CREATE_MERCHANT: createMerchantId } })
+  const [floorCmd, floorArgs] = pin(0, process.execPath, [
+    join(ROOT, 'bench', 'floor-server.mjs'),
+    String(FLOOR_PORT),
+    join(work, 'bench.db'),
+    join(work, 'floor.log'),
+    createDb,
+  ])
+  floor = spawn(floorCmd, floorArgs, {
+    stdio: 'inherit',
+    env: { ...process.env, FLOOR_API_KEY: merchant.api_key, FLOOR_CREATE_MERCHANT: createMerchantId },
+  })
   await waitFor(`http://127.0.0.1:${FLOOR_PORT}/`)
 }
 
@@ -86,11 +107,34 @@ const IDS = invoiceRequestsLua(join(work, 'ids.txt'), merchant)
 const lua = (body) => wrkScript(work, body)
 const profiles = [
   { name: 'bare node:http (the limit)', url: `http://127.0.0.1:${BARE_PORT}/`, pid: bare.pid, script: lua('') },
-  ...(floor === undefined ? [] : [{ name: 'floor: getInfo\'s own work without the framework', url: `http://127.0.0.1:${FLOOR_PORT}/`, pid: floor.pid, script: lua(`${IDS}\nrequest = getinfo`) }]),
-  ...(floor === undefined ? [] : [{ name: 'floor: create\'s own work without the framework', url: `http://127.0.0.1:${FLOOR_PORT}/`, pid: floor.pid, script: lua(`${IDS}\nrequest = create`) }]),
+  ...(floor === undefined
+    ? []
+    : [
+        {
+          name: "floor: getInfo's own work without the framework",
+          url: `http://127.0.0.1:${FLOOR_PORT}/`,
+          pid: floor.pid,
+          script: lua(`${IDS}\nrequest = getinfo`),
+        },
+      ]),
+  ...(floor === undefined
+    ? []
+    : [
+        {
+          name: "floor: create's own work without the framework",
+          url: `http://127.0.0.1:${FLOOR_PORT}/`,
+          pid: floor.pid,
+          script: lua(`${IDS}\nrequest = create`),
+        },
+      ]),
   { name: 'getInfo', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = getinfo`) },
   { name: 'create', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = create`) },
-  { name: 'mixed (80% getInfo, 20% create)', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = function() if math.random() < 0.8 then return getinfo() end return create() end`) },
+  {
+    name: 'mixed (80% getInfo, 20% create)',
+    url: base,
+    pid: service.child.pid,
+    script: lua(`${IDS}\nrequest = function() if math.random() < 0.8 then return getinfo() end return create() end`),
+  },
 ]
 
 // The service's own time per request over a profile, from its access log (`ms`: from the request's arrival in
@@ -114,7 +158,8 @@ for (const p of profiles) {
   const cpuAfter = processCpuSeconds(p.pid)
   const coresAfter = coreTimes()
   // the server process's CPU (all its threads) per answered request, and how busy each core was meanwhile
-  const cpu_us_per_request = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests
+  const cpu_us_per_request =
+    cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests
   const cores = coresBefore === undefined || coresAfter === undefined ? undefined : coreShares(coresBefore, coresAfter)
   let server
   if (from !== undefined) {
@@ -122,7 +167,16 @@ for (const p of profiles) {
     await new Promise((done) => setTimeout(done, 500))
     server = serverTimes(from)
   }
-  results.push({ profile: p.name, rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms, errors: r.errors, server_time: server, cpu_us_per_request, cores })
+  results.push({
+    profile: p.name,
+    rps: r.rps,
+    p50_ms: r.p50_ms,
+    p99_ms: r.p99_ms,
+    errors: r.errors,
+    server_time: server,
+    cpu_us_per_request,
+    cores,
+  })
 }
 const limit = results[0].rps
 for (const r of results) r.ratio = r.rps / limit
@@ -132,24 +186,50 @@ floor?.kill('SIGTERM')
 await service.stop()
 
 const machine = machineInfo()
-console.log(`\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; ${hasTaskset ? 'server on core 0, wrk on core 1' : 'not pinned (no taskset)'}`)
-console.log(`database: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite (synchronous=full)'}; ${CONNECTIONS} connections, ${DURATION} s per profile after ${WARMUP} s of warm-up, ${SEED} seeded invoices${NODE_ARGS.length > 0 ? `; service started with node ${NODE_ARGS.join(' ')}` : ''}\n`)
+console.log(
+  `\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; ${hasTaskset ? 'server on core 0, wrk on core 1' : 'not pinned (no taskset)'}`,
+)
+console.log(
+  `database: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite (synchronous=full)'}; ${CONNECTIONS} connections, ${DURATION} s per profile after ${WARMUP} s of warm-up, ${SEED} seeded invoices${NODE_ARGS.length > 0 ? `; service started with node ${NODE_ARGS.join(' ')}` : ''}\n`,
+)
 // CPU columns: the server's CPU time per request, and each core's busy share (with pinning, the server's core
 // first, then wrk's): a core near 100 % is where the profile's limit is.
 const withCpu = results.every((r) => r.cpu_us_per_request !== undefined && r.cores !== undefined)
 const coresHeading = hasTaskset ? 'busy: server core / wrk core' : 'busy: each core'
-console.log(`| profile | req/s | p50 ms | p99 ms | errors | ratio to bare | time in the service p99 / max ms |${withCpu ? ` server CPU µs/request | ${coresHeading} |` : ''}`)
+console.log(
+  `| profile | req/s | p50 ms | p99 ms | errors | ratio to bare | time in the service p99 / max ms |${withCpu ? ` server CPU µs/request | ${coresHeading} |` : ''}`,
+)
 console.log(`|---|---:|---:|---:|---:|---:|---:|${withCpu ? '---:|---:|' : ''}`)
 for (const r of results) {
-  const own = r.server_time === undefined ? '' : `${r.server_time.p99_ms.toFixed(2)} / ${r.server_time.max_ms.toFixed(1)}`
+  const own =
+    r.server_time === undefined ? '' : `${r.server_time.p99_ms.toFixed(2)} / ${r.server_time.max_ms.toFixed(1)}`
   // pinned: the two cores the heading names (0 for the server, 1 for wrk), whatever else the machine has
   const shown = hasTaskset ? r.cores.slice(0, 2) : r.cores
-  const cpu = withCpu ? ` ${r.cpu_us_per_request.toFixed(1)} | ${shown.map((c) => `${Math.round(c.busy * 100)} %`).join(' / ')} |` : ''
-  console.log(`| ${r.profile} | ${Math.round(r.rps).toLocaleString('en')} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ${r.ratio.toFixed(2)} | ${own} |${cpu}`)
+  const cpu = withCpu
+    ? ` ${r.cpu_us_per_request.toFixed(1)} | ${shown.map((c) => `${Math.round(c.busy * 100)} %`).join(' / ')} |`
+    : ''
+  console.log(
+    `| ${r.profile} | ${Math.round(r.rps).toLocaleString('en')} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ${r.ratio.toFixed(2)} | ${own} |${cpu}`,
+  )
 }
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
 const file = join(ROOT, 'bench', 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, database: DATABASE_URL ? 'postgres' : 'sqlite', node_args: NODE_ARGS, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, results }, null, 2))
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      at: new Date().toISOString(),
+      machine,
+      database: DATABASE_URL ? 'postgres' : 'sqlite',
+      node_args: NODE_ARGS,
+      connections: CONNECTIONS,
+      duration_s: DURATION,
+      warmup_s: WARMUP,
+      results,
+    },
+    null,
+    2,
+  ),
+)
 console.log(`\nwritten: ${file}`)
 rmSync(work, { recursive: true, force: true })
-

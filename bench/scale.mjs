@@ -46,7 +46,12 @@ let service = await startService({ env, port: PORT, logFile: join(work, 'service
 const created = await fetch(`${service.base}/api/v1/invoices`, {
   method: 'POST',
   headers: { 'content-type': 'application/json', 'x-api-key': merchant.api_key },
-  body: JSON.stringify({ order_id: 'template', amount: '100.00', currency: 'RUB', comment: 'Order from the scale bench' }),
+  body: JSON.stringify({
+    order_id: 'template',
+    amount: '100.00',
+    currency: 'RUB',
+    comment: 'Order from the scale bench',
+  }),
 })
 if (created.status !== 201) throw new Error(`template invoice: ${created.status} ${await created.text()}`)
 const templateId = (await created.json()).order_id
@@ -57,7 +62,9 @@ db.pragma('journal_mode = WAL')
 db.pragma('synchronous = OFF') // seeding only; the service opens the file with its own settings
 const template = db.prepare('select * from invoices where id = ?').get(templateId)
 const columns = Object.keys(template)
-const insert = db.prepare(`insert into invoices (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`)
+const insert = db.prepare(
+  `insert into invoices (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`,
+)
 const DAY = 86_400_000
 const start = Date.now() - 90 * DAY
 let seeded = db.prepare('select count(*) as n from invoices').get().n
@@ -101,7 +108,10 @@ function seedTo(total) {
 const results = []
 for (const size of SIZES) {
   const seedSeconds = seedTo(size)
-  const ids = db.prepare('select id from invoices order by random() limit ?').all(SAMPLE).map((r) => r.id)
+  const ids = db
+    .prepare('select id from invoices order by random() limit ?')
+    .all(SAMPLE)
+    .map((r) => r.id)
   const idsFile = join(work, `ids-${size}.txt`)
   writeFileSync(idsFile, ids.join('\n'))
   service = await startService({ env, port: PORT, logFile: join(work, 'service.log'), core: 0 })
@@ -110,21 +120,34 @@ for (const size of SIZES) {
   const r = runWrk({ url: service.base, script, connections: CONNECTIONS, duration: DURATION })
   await service.stop()
   results.push({ invoices: size, seed_s: Math.round(seedSeconds * 10) / 10, ...r })
-  console.error(`${size.toLocaleString('en')} invoices: ${Math.round(r.rps)} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, ${r.errors} errors`)
+  console.error(
+    `${size.toLocaleString('en')} invoices: ${Math.round(r.rps)} req/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, ${r.errors} errors`,
+  )
 }
 db.close()
 
 const machine = machineInfo()
 const first = results[0]
-console.log(`\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; getInfo on SQLite, ${CONNECTIONS} connections, ${DURATION} s each\n`)
+console.log(
+  `\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; getInfo on SQLite, ${CONNECTIONS} connections, ${DURATION} s each\n`,
+)
 console.log('| invoices | req/s | p50 ms | p99 ms | errors | p50 vs smallest |')
 console.log('|---:|---:|---:|---:|---:|---:|')
 for (const r of results) {
   r.p50_ratio = r.p50_ms / first.p50_ms
-  console.log(`| ${r.invoices.toLocaleString('en')} | ${Math.round(r.rps).toLocaleString('en')} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ${r.p50_ratio.toFixed(2)}× |`)
+  console.log(
+    `| ${r.invoices.toLocaleString('en')} | ${Math.round(r.rps).toLocaleString('en')} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ${r.p50_ratio.toFixed(2)}× |`,
+  )
 }
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
 const file = join(ROOT, 'bench', 'results', `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, connections: CONNECTIONS, duration_s: DURATION, results }, null, 2))
+writeFileSync(
+  file,
+  JSON.stringify(
+    { at: new Date().toISOString(), machine, connections: CONNECTIONS, duration_s: DURATION, results },
+    null,
+    2,
+  ),
+)
 console.log(`\nwritten: ${file}`)
 rmSync(work, { recursive: true, force: true })

@@ -58,7 +58,10 @@ const MAX_IN_FLIGHT = 200_000
 // Pin: re-run this script on core 1; the service goes to core 0.
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0 && cpus().length >= 2
 if (hasTaskset && process.env.SOAK_PINNED !== '1') {
-  const r = spawnSync('taskset', ['-c', '1', process.execPath, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, SOAK_PINNED: '1' } })
+  const r = spawnSync('taskset', ['-c', '1', process.execPath, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, SOAK_PINNED: '1' },
+  })
   process.exit(r.status ?? 1)
 }
 
@@ -76,7 +79,11 @@ const serviceEnv = {
   CALLBACK_ALLOW_HTTP: 'true',
 }
 const bin = join(ROOT, 'bin', 'invoice-service.js')
-const merchant = JSON.parse(execFileSync(process.execPath, [bin, 'merchant', 'create', '--name', 'Soak', '--json'], { env: serviceEnv }).toString())
+const merchant = JSON.parse(
+  execFileSync(process.execPath, [bin, 'merchant', 'create', '--name', 'Soak', '--json'], {
+    env: serviceEnv,
+  }).toString(),
+)
 
 // State: invoices to read, invoices waiting to be paid, and when each payment was acknowledged.
 const ids = []
@@ -87,7 +94,14 @@ let orderSeq = 0
 
 // The merchant's webhook endpoint: verifies every signature, counts invoice.paid per invoice.
 const verifier = new Webhook(merchant.webhook_secret)
-const hooks = { received: 0, badSignature: 0, paidInvoices: new Set(), duplicates: 0, eventIds: new Set(), firstLagMs: [] }
+const hooks = {
+  received: 0,
+  badSignature: 0,
+  paidInvoices: new Set(),
+  duplicates: 0,
+  eventIds: new Set(),
+  firstLagMs: [],
+}
 const receiver = http.createServer((req, res) => {
   const chunks = []
   req.on('data', (c) => chunks.push(c))
@@ -121,8 +135,14 @@ const logFile = join(work, 'service.log')
 const nodeArgs = (process.env.SOAK_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '')
 const svcArgs = [...nodeArgs, bin, 'serve']
 const service = hasTaskset
-  ? spawn('taskset', ['-c', '0', process.execPath, ...svcArgs], { env: { ...serviceEnv, PORT: String(PORT) }, stdio: ['ignore', openSync(logFile, 'a'), 'inherit'] })
-  : spawn(process.execPath, svcArgs, { env: { ...serviceEnv, PORT: String(PORT) }, stdio: ['ignore', openSync(logFile, 'a'), 'inherit'] })
+  ? spawn('taskset', ['-c', '0', process.execPath, ...svcArgs], {
+      env: { ...serviceEnv, PORT: String(PORT) },
+      stdio: ['ignore', openSync(logFile, 'a'), 'inherit'],
+    })
+  : spawn(process.execPath, svcArgs, {
+      env: { ...serviceEnv, PORT: String(PORT) },
+      stdio: ['ignore', openSync(logFile, 'a'), 'inherit'],
+    })
 let serviceExit
 service.on('exit', (code, signal) => (serviceExit = { code, signal }))
 const base = `http://127.0.0.1:${PORT}`
@@ -138,7 +158,12 @@ async function send(method, path, headers, body) {
 }
 async function create() {
   orderSeq += 1
-  const r = await send('POST', '/api/v1/invoices', apiHeaders, JSON.stringify({ order_id: `soak-${orderSeq}`, amount: '100.00', currency: 'RUB', callback_url: callbackUrl }))
+  const r = await send(
+    'POST',
+    '/api/v1/invoices',
+    apiHeaders,
+    JSON.stringify({ order_id: `soak-${orderSeq}`, amount: '100.00', currency: 'RUB', callback_url: callbackUrl }),
+  )
   if (r.status === 201) {
     const id = JSON.parse(r.text).order_id
     ids.push(id)
@@ -148,7 +173,9 @@ async function create() {
 }
 async function getInfo() {
   const id = ids[Math.floor(Math.random() * ids.length)]
-  return send('GET', `/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${id}`, { 'x-api-key': merchant.api_key })
+  return send('GET', `/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${id}`, {
+    'x-api-key': merchant.api_key,
+  })
 }
 async function pay() {
   const id = unpaid.shift()
@@ -195,23 +222,25 @@ function fire(op, dueAt) {
   }
   inFlight += 1
   maxInFlight = Math.max(maxInFlight, inFlight)
-  OPS[op]().then(
-    (r) => {
-      const ms = performance.now() - dueAt
-      s.latencies.push(ms)
-      interval.latencies.push(ms)
-      if (r.status < 200 || r.status >= 300) {
+  OPS[op]()
+    .then(
+      (r) => {
+        const ms = performance.now() - dueAt
+        s.latencies.push(ms)
+        interval.latencies.push(ms)
+        if (r.status < 200 || r.status >= 300) {
+          s.errors += 1
+          interval.errors += 1
+          if (errorSamples.length < 20) errorSamples.push(`${op}: ${r.status} ${r.text.slice(0, 200)}`)
+        }
+      },
+      (err) => {
         s.errors += 1
         interval.errors += 1
-        if (errorSamples.length < 20) errorSamples.push(`${op}: ${r.status} ${r.text.slice(0, 200)}`)
-      }
-    },
-    (err) => {
-      s.errors += 1
-      interval.errors += 1
-      if (errorSamples.length < 20) errorSamples.push(`${op}: ${err.code ?? err.message}`)
-    },
-  ).finally(() => (inFlight -= 1))
+        if (errorSamples.length < 20) errorSamples.push(`${op}: ${err.code ?? err.message}`)
+      },
+    )
+    .finally(() => (inFlight -= 1))
 }
 
 /** CPU seconds the process has used (user + system), from /proc. */
@@ -250,8 +279,12 @@ function readRss(pid) {
   }
 }
 
-console.log(`soak: ${RATE} req/s for ${SECONDS} s (mix create/getInfo/pay ${MIX.join('/')} %), warm-up ${WARMUP} s, drain ${DRAIN} s, ${CONNECTIONS} connections`)
-console.log(`soak: service ${DATABASE_URL ? 'on PostgreSQL' : 'on SQLite (synchronous=full)'}${nodeArgs.length > 0 ? ` started with node ${nodeArgs.join(' ')}` : ''}, ${hasTaskset ? 'pinned to core 0, generator on core 1' : 'not pinned'}; log ${logFile}`)
+console.log(
+  `soak: ${RATE} req/s for ${SECONDS} s (mix create/getInfo/pay ${MIX.join('/')} %), warm-up ${WARMUP} s, drain ${DRAIN} s, ${CONNECTIONS} connections`,
+)
+console.log(
+  `soak: service ${DATABASE_URL ? 'on PostgreSQL' : 'on SQLite (synchronous=full)'}${nodeArgs.length > 0 ? ` started with node ${nodeArgs.join(' ')}` : ''}, ${hasTaskset ? 'pinned to core 0, generator on core 1' : 'not pinned'}; log ${logFile}`,
+)
 const start = performance.now()
 const end = start + SECONDS * 1000
 let sent = 0
@@ -262,10 +295,15 @@ const sampler = setInterval(async () => {
   const cpu = { service: readProcCpu(service.pid), machine: readMachineCpu(), self: process.cpuUsage() }
   const selfCpuS = (cpu.self.user + cpu.self.system - lastCpu.self.user - lastCpu.self.system) / 1e6
   const machineBusyS = cpu.machine.busy - lastCpu.machine.busy
-  const serviceCpuPct = cpu.service === undefined || lastCpu.service === undefined ? null : Math.round(((cpu.service - lastCpu.service) / (SAMPLE_MS / 1000)) * 100)
-  const machineBusyPct = Math.round(((cpu.machine.busy - lastCpu.machine.busy) / Math.max(0.001, cpu.machine.total - lastCpu.machine.total)) * 100)
+  const serviceCpuPct =
+    cpu.service === undefined || lastCpu.service === undefined
+      ? null
+      : Math.round(((cpu.service - lastCpu.service) / (SAMPLE_MS / 1000)) * 100)
+  const machineBusyPct = Math.round(
+    ((cpu.machine.busy - lastCpu.machine.busy) / Math.max(0.001, cpu.machine.total - lastCpu.machine.total)) * 100,
+  )
   lastCpu = cpu
-  if (bytes !== undefined) rss.push({ t: Math.round(t), rss_mb: Math.round(bytes / 1048576 * 10) / 10 })
+  if (bytes !== undefined) rss.push({ t: Math.round(t), rss_mb: Math.round((bytes / 1048576) * 10) / 10 })
   const lat = interval.latencies.sort((a, b) => a - b)
   const row = {
     t: Math.round(t),
@@ -280,7 +318,10 @@ const sampler = setInterval(async () => {
     machine_busy_pct: machineBusyPct, // of all cores: this run plus whatever else the machine does
     generator_cpu_pct: Math.round((selfCpuS / (SAMPLE_MS / 1000)) * 100),
     // CPU used by neither the service nor this generator (other processes, the kernel), in per cent of one core
-    other_cpu_pct: serviceCpuPct === null ? null : Math.max(0, Math.round(((machineBusyS - selfCpuS) / (SAMPLE_MS / 1000)) * 100 - serviceCpuPct)),
+    other_cpu_pct:
+      serviceCpuPct === null
+        ? null
+        : Math.max(0, Math.round(((machineBusyS - selfCpuS) / (SAMPLE_MS / 1000)) * 100 - serviceCpuPct)),
     loop_lag_max_ms: null,
   }
   intervals.push(row)
@@ -342,12 +383,23 @@ for (let from = WARMUP; from < SECONDS; from += 60) {
   if (m !== undefined) minuteMedians.push({ from_s: from, rss_mb: m })
 }
 const lastMinute = minuteMedians[minuteMedians.length - 1]?.rss_mb
-const trendPct = baseline === undefined || lastMinute === undefined ? null : Math.round(((lastMinute - baseline) / baseline) * 1000) / 10
+const trendPct =
+  baseline === undefined || lastMinute === undefined
+    ? null
+    : Math.round(((lastMinute - baseline) / baseline) * 1000) / 10
 
-const all = Object.values(stats).flatMap((s) => s.latencies).sort((a, b) => a - b)
+const all = Object.values(stats)
+  .flatMap((s) => s.latencies)
+  .sort((a, b) => a - b)
 const latency = (arr) => {
   const a = arr.slice().sort((x, y) => x - y)
-  return { p50_ms: round(pct(a, 50)), p90_ms: round(pct(a, 90)), p99_ms: round(pct(a, 99)), p999_ms: round(pct(a, 99.9)), max_ms: round(a[a.length - 1] ?? 0) }
+  return {
+    p50_ms: round(pct(a, 50)),
+    p90_ms: round(pct(a, 90)),
+    p99_ms: round(pct(a, 99)),
+    p999_ms: round(pct(a, 99.9)),
+    max_ms: round(a[a.length - 1] ?? 0),
+  }
 }
 const totalRequests = Object.values(stats).reduce((n, s) => n + s.count, 0)
 const totalErrors = Object.values(stats).reduce((n, s) => n + s.errors, 0)
@@ -357,13 +409,22 @@ const result = {
   at: new Date().toISOString(),
   machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, pinned: hasTaskset },
   database: DATABASE_URL ? 'postgres' : 'sqlite',
-  config: { seconds: SECONDS, target_rps: RATE, mix_percent: { create: MIX[0], getInfo: MIX[1], pay: MIX[2] }, warmup_s: WARMUP, drain_s: DRAIN, connections: CONNECTIONS },
+  config: {
+    seconds: SECONDS,
+    target_rps: RATE,
+    mix_percent: { create: MIX[0], getInfo: MIX[1], pay: MIX[2] },
+    warmup_s: WARMUP,
+    drain_s: DRAIN,
+    connections: CONNECTIONS,
+  },
   requests: {
     total: totalRequests,
     achieved_rps: Math.round(totalRequests / SECONDS),
     errors: totalErrors,
     error_samples: errorSamples,
-    by_op: Object.fromEntries(Object.entries(stats).map(([op, s]) => [op, { count: s.count, errors: s.errors, ...latency(s.latencies) }])),
+    by_op: Object.fromEntries(
+      Object.entries(stats).map(([op, s]) => [op, { count: s.count, errors: s.errors, ...latency(s.latencies) }]),
+    ),
     latency_from_due_time: { ...latency(all) },
     generator: { max_lag_ms: round(maxLagMs), max_in_flight: maxInFlight },
   },
@@ -376,13 +437,17 @@ const result = {
     duplicates: hooks.duplicates,
     bad_signatures: hooks.badSignature,
     all_delivered_after_load_ms: lost.length === 0 ? drainedAfterMs : null,
-    payment_to_receipt: { p50_ms: round(pct(lag, 50)), p99_ms: round(pct(lag, 99)), max_ms: round(lag[lag.length - 1] ?? 0) },
+    payment_to_receipt: {
+      p50_ms: round(pct(lag, 50)),
+      p99_ms: round(pct(lag, 99)),
+      max_ms: round(lag[lag.length - 1] ?? 0),
+    },
   },
   rss: {
     baseline_mb: baseline,
     after_warmup_min_mb: rssMin,
     after_warmup_max_mb: rssMax,
-    final_mb: finalRss === undefined ? null : Math.round(finalRss / 1048576 * 10) / 10,
+    final_mb: finalRss === undefined ? null : Math.round((finalRss / 1048576) * 10) / 10,
     within_20_percent: rssWithin,
     minute_medians: minuteMedians,
     last_minute_median_mb: lastMinute ?? null,
@@ -400,22 +465,45 @@ result.machine_load = {
 result.node_args = nodeArgs
 result.overloaded = overloaded
 result.kept_up = result.requests.latency_from_due_time.p99_ms <= MAX_P99_MS
-result.pass = !overloaded && result.kept_up && totalErrors === 0 && lost.length === 0 && hooks.badSignature === 0 && rssWithin && serviceExit?.code === 0
+result.pass =
+  !overloaded &&
+  result.kept_up &&
+  totalErrors === 0 &&
+  lost.length === 0 &&
+  hooks.badSignature === 0 &&
+  rssWithin &&
+  serviceExit?.code === 0
 
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
 const file = join(ROOT, 'bench', 'results', `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
 writeFileSync(file, JSON.stringify(result, null, 2))
 
 const r = result.requests
-console.log(`\nrequests: ${r.total.toLocaleString('en')} (${r.achieved_rps} req/s of ${RATE} targeted), errors: ${r.errors}`)
-for (const [op, s] of Object.entries(r.by_op)) console.log(`  ${op.padEnd(8)} ${String(s.count).padStart(9)}  p50 ${s.p50_ms} ms  p99 ${s.p99_ms} ms  p99.9 ${s.p999_ms} ms  max ${s.max_ms} ms  errors ${s.errors}`)
-console.log(`  all      p50 ${r.latency_from_due_time.p50_ms} ms  p90 ${r.latency_from_due_time.p90_ms} ms  p99 ${r.latency_from_due_time.p99_ms} ms  p99.9 ${r.latency_from_due_time.p999_ms} ms  (from the time each request was due)`)
+console.log(
+  `\nrequests: ${r.total.toLocaleString('en')} (${r.achieved_rps} req/s of ${RATE} targeted), errors: ${r.errors}`,
+)
+for (const [op, s] of Object.entries(r.by_op))
+  console.log(
+    `  ${op.padEnd(8)} ${String(s.count).padStart(9)}  p50 ${s.p50_ms} ms  p99 ${s.p99_ms} ms  p99.9 ${s.p999_ms} ms  max ${s.max_ms} ms  errors ${s.errors}`,
+  )
+console.log(
+  `  all      p50 ${r.latency_from_due_time.p50_ms} ms  p90 ${r.latency_from_due_time.p90_ms} ms  p99 ${r.latency_from_due_time.p99_ms} ms  p99.9 ${r.latency_from_due_time.p999_ms} ms  (from the time each request was due)`,
+)
 const w = result.webhooks
-console.log(`webhooks: ${w.delivered_paid} of ${w.expected_paid} invoice.paid delivered (lost ${w.lost}, duplicates ${w.duplicates}, bad signatures ${w.bad_signatures}); payment → receipt p50 ${w.payment_to_receipt.p50_ms} ms, p99 ${w.payment_to_receipt.p99_ms} ms`)
-console.log(`rss: baseline ${baseline} MB after ${WARMUP} s; then ${rssMin}–${rssMax} MB (every sample ${rssWithin ? 'within' : 'NOT within'} ±20 %); last minute's median ${lastMinute} MB (${trendPct} % from the baseline); final ${result.rss.final_mb} MB`)
+console.log(
+  `webhooks: ${w.delivered_paid} of ${w.expected_paid} invoice.paid delivered (lost ${w.lost}, duplicates ${w.duplicates}, bad signatures ${w.bad_signatures}); payment → receipt p50 ${w.payment_to_receipt.p50_ms} ms, p99 ${w.payment_to_receipt.p99_ms} ms`,
+)
+console.log(
+  `rss: baseline ${baseline} MB after ${WARMUP} s; then ${rssMin}–${rssMax} MB (every sample ${rssWithin ? 'within' : 'NOT within'} ±20 %); last minute's median ${lastMinute} MB (${trendPct} % from the baseline); final ${result.rss.final_mb} MB`,
+)
 for (const e of errorSamples) console.log(`  error: ${e}`)
-console.log(`machine: other processes used ${result.machine_load.other_cpu_pct_mean} % of a core on average (max ${result.machine_load.other_cpu_pct_max} %)`)
-if (!result.kept_up) console.log(`did not keep up: p99 ${result.requests.latency_from_due_time.p99_ms} ms from the due time (limit ${MAX_P99_MS} ms)`)
+console.log(
+  `machine: other processes used ${result.machine_load.other_cpu_pct_mean} % of a core on average (max ${result.machine_load.other_cpu_pct_max} %)`,
+)
+if (!result.kept_up)
+  console.log(
+    `did not keep up: p99 ${result.requests.latency_from_due_time.p99_ms} ms from the due time (limit ${MAX_P99_MS} ms)`,
+  )
 if (overloaded) console.log(`overloaded: more than ${MAX_IN_FLIGHT} requests waiting; the run was stopped`)
 if (serviceExit?.code !== 0) console.log(`service exit: ${JSON.stringify(serviceExit)}`)
 console.log(`\n${result.pass ? 'PASS' : 'FAIL'}; written: ${file}`)

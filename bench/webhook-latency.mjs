@@ -67,11 +67,19 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY + 8 })
 const post = (path, body, headers = {}) =>
   new Promise((resolve, reject) => {
     const data = JSON.stringify(body)
-    const req = http.request(`${base}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers } }, (res) => {
-      const chunks = []
-      res.on('data', (c) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }))
-    })
+    const req = http.request(
+      `${base}${path}`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers },
+      },
+      (res) => {
+        const chunks = []
+        res.on('data', (c) => chunks.push(c))
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }))
+      },
+    )
     req.on('error', reject)
     req.end(data)
   })
@@ -83,7 +91,11 @@ async function createInvoices(n, prefix) {
     Array.from({ length: 32 }, async () => {
       while (next < n) {
         const k = next++
-        const res = await post('/api/v1/invoices', { order_id: `${prefix}-${k}`, amount: '100.00', currency: 'RUB', callback_url: callbackUrl }, { 'x-api-key': merchant.api_key })
+        const res = await post(
+          '/api/v1/invoices',
+          { order_id: `${prefix}-${k}`, amount: '100.00', currency: 'RUB', callback_url: callbackUrl },
+          { 'x-api-key': merchant.api_key },
+        )
         if (res.status !== 201) throw new Error(`create: ${res.status} ${res.body}`)
         ids.push(JSON.parse(res.body).order_id)
       }
@@ -109,7 +121,10 @@ function arrived(ids, timeoutMs) {
         resolve()
       }
     }
-    const timer = setTimeout(() => reject(new Error(`${ids.filter((id) => !arrivals.has(id)).length} webhooks missing after ${timeoutMs} ms`)), timeoutMs)
+    const timer = setTimeout(
+      () => reject(new Error(`${ids.filter((id) => !arrivals.has(id)).length} webhooks missing after ${timeoutMs} ms`)),
+      timeoutMs,
+    )
     onArrival = check
     check()
   })
@@ -122,8 +137,18 @@ function stats(ids) {
   const round = (x) => Math.round(x * 100) / 100
   return {
     n: ids.length,
-    from_request_ms: { p50: round(q(fromRequest, 50)), p90: round(q(fromRequest, 90)), p99: round(q(fromRequest, 99)), max: round(fromRequest.at(-1)) },
-    from_answer_ms: { p50: round(q(fromAnswer, 50)), p90: round(q(fromAnswer, 90)), p99: round(q(fromAnswer, 99)), max: round(fromAnswer.at(-1)) },
+    from_request_ms: {
+      p50: round(q(fromRequest, 50)),
+      p90: round(q(fromRequest, 90)),
+      p99: round(q(fromRequest, 99)),
+      max: round(fromRequest.at(-1)),
+    },
+    from_answer_ms: {
+      p50: round(q(fromAnswer, 50)),
+      p90: round(q(fromAnswer, 90)),
+      p99: round(q(fromAnswer, 99)),
+      max: round(fromAnswer.at(-1)),
+    },
   }
 }
 
@@ -160,7 +185,11 @@ await Promise.all(
 const paidIn = now() - loadStart
 await arrived(loadIds, 120_000)
 const deliveredIn = Math.max(...loadIds.map((id) => arrivals.get(id))) - loadStart
-const load = { ...stats(loadIds), payments_per_s: Math.round(TOTAL / (paidIn / 1000)), webhooks_per_s: Math.round(TOTAL / (deliveredIn / 1000)) }
+const load = {
+  ...stats(loadIds),
+  payments_per_s: Math.round(TOTAL / (paidIn / 1000)),
+  webhooks_per_s: Math.round(TOTAL / (deliveredIn / 1000)),
+}
 
 await service.stop()
 receiver.close()
@@ -169,20 +198,41 @@ agent.destroy()
 const machine = machineInfo()
 const database = DATABASE_URL ? 'postgres' : `sqlite (synchronous=${serviceEnv.SQLITE_SYNCHRONOUS})`
 console.log(`\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; database: ${database}`)
-console.log('webhook latency, invoice.paid: payment sent → webhook received (and: payment answered → webhook received)\n')
+console.log(
+  'webhook latency, invoice.paid: payment sent → webhook received (and: payment answered → webhook received)\n',
+)
 console.log('| phase | webhooks | p50 ms | p90 ms | p99 ms | max ms | p50 / p99 ms from the answer |')
 console.log('|---|---:|---:|---:|---:|---:|---:|')
 const row = (name, s) =>
-  console.log(`| ${name} | ${s.n} | ${s.from_request_ms.p50} | ${s.from_request_ms.p90} | ${s.from_request_ms.p99} | ${s.from_request_ms.max} | ${s.from_answer_ms.p50} / ${s.from_answer_ms.p99} |`)
+  console.log(
+    `| ${name} | ${s.n} | ${s.from_request_ms.p50} | ${s.from_request_ms.p90} | ${s.from_request_ms.p99} | ${s.from_request_ms.max} | ${s.from_answer_ms.p50} / ${s.from_answer_ms.p99} |`,
+  )
 row('one at a time', idle)
 row(`steady ${RATE}/s`, paced)
 row(`${CONCURRENCY} concurrent payments`, load)
-console.log(`\nunder load: ${load.payments_per_s} payments/s, ${load.webhooks_per_s} webhooks/s delivered; bad signatures: ${badSignatures}`)
+console.log(
+  `\nunder load: ${load.payments_per_s} payments/s, ${load.webhooks_per_s} webhooks/s delivered; bad signatures: ${badSignatures}`,
+)
 if (badSignatures > 0) process.exitCode = 1
 
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
 const file = join(ROOT, 'bench', 'results', `webhook-latency-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
-writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, database, concurrency: CONCURRENCY, idle, paced, load, bad_signatures: badSignatures }, null, 2))
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      at: new Date().toISOString(),
+      machine,
+      database,
+      concurrency: CONCURRENCY,
+      idle,
+      paced,
+      load,
+      bad_signatures: badSignatures,
+    },
+    null,
+    2,
+  ),
+)
 console.log(`written: ${file}`)
 rmSync(work, { recursive: true, force: true })
-

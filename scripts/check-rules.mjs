@@ -17,9 +17,11 @@ for (const file of files) {
   const lines = readFileSync(file, 'utf8').split('\n')
   lines.forEach((line, i) => {
     const at = `${file}:${i + 1}`
-    if (/process\.env/.test(line) && file !== join('src', 'config.ts')) problems.push(`${at}: process.env is read only in src/config.ts`)
+    if (/process\.env/.test(line) && file !== join('src', 'config.ts'))
+      problems.push(`${at}: process.env is read only in src/config.ts`)
     if (file.startsWith(join('src', 'domain'))) {
-      if (/Date\.now\(|Math\.random\(|new Date\(\)/.test(line)) problems.push(`${at}: domain/ takes time and randomness as inputs`)
+      if (/Date\.now\(|Math\.random\(|new Date\(\)/.test(line))
+        problems.push(`${at}: domain/ takes time and randomness as inputs`)
     }
     if (/@ts-ignore|@ts-nocheck/.test(line)) problems.push(`${at}: no @ts-ignore`)
   })

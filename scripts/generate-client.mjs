@@ -12,7 +12,9 @@ const { loadConfig } = await import(join(root, 'dist', 'config.js'))
 const { ALL_CURRENCY_CODES } = await import(join(root, 'dist', 'domain', 'currencies.js'))
 const { createHttpApp, createRuntime } = await import(join(root, 'dist', 'main.js'))
 
-const config = loadConfig({ ...GENERATION_ENV, DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' }, (c) => ALL_CURRENCY_CODES.includes(c))
+const config = loadConfig({ ...GENERATION_ENV, DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' }, (c) =>
+  ALL_CURRENCY_CODES.includes(c),
+)
 const rt = await createRuntime(config, { logger: pino({ level: 'silent' }) })
 const app = await createHttpApp(rt, { defaultMetrics: false })
 try {

@@ -70,7 +70,9 @@ describe('loadConfig — defaults (API.md E)', () => {
   })
 
   it('when values have surrounding spaces or other letter case, then they are trimmed and normalised', () => {
-    expect(load({ PORT: ' 3000 ', LOG_LEVEL: 'DEBUG', SQLITE_SYNCHRONOUS: 'Normal', CURRENCIES: ' rub , jpy ' })).toMatchObject({
+    expect(
+      load({ PORT: ' 3000 ', LOG_LEVEL: 'DEBUG', SQLITE_SYNCHRONOUS: 'Normal', CURRENCIES: ' rub , jpy ' }),
+    ).toMatchObject({
       port: 3000,
       logLevel: 'debug',
       sqliteSynchronous: 'normal',
@@ -158,7 +160,9 @@ describe('loadConfig — accepted values', () => {
     expect(configError({ CURRENCIES: 'JPY,RUB', SERVICE_LIMITS: 'card=1..100000000000000' }).message).toContain(
       'SERVICE_LIMITS: card: max 100000000000000 is more than an amount in RUB can be (at most 9999999999999.99)',
     )
-    expect(load({ CURRENCIES: 'JPY', SERVICE_LIMITS: 'card=1..100000000000000' }).services[0]?.max).toBe('100000000000000')
+    expect(load({ CURRENCIES: 'JPY', SERVICE_LIMITS: 'card=1..100000000000000' }).services[0]?.max).toBe(
+      '100000000000000',
+    )
     expect(load({ SERVICE_LIMITS: 'card=1..9999999999999.99' }).services[0]?.max).toBe('9999999999999.99')
     // 16 digits were accepted before, and getInfo showed 70368744177664.01 as 70368744177664.02
     expect(configError({ SERVICE_LIMITS: 'card=1..70368744177664.01' }).message).toContain('at most 9999999999999.99')
@@ -274,12 +278,20 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
   it('when TRUST_PROXY is unset, a hop count or a list of addresses and ranges, then it is kept as such', () => {
     expect(load({}).trustProxy).toBe(false)
     expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
-    expect(load({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,fd00::/8,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '192.0.2.7', 'fd00::/8', 'loopback'])
-    expect(load({ TRUST_PROXY: '::ffff:10.0.0.0/104,1.2.3.4/32,::1/128,linklocal,uniquelocal' }).trustProxy).toHaveLength(5)
+    expect(load({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,fd00::/8,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.7',
+      'fd00::/8',
+      'loopback',
+    ])
+    expect(
+      load({ TRUST_PROXY: '::ffff:10.0.0.0/104,1.2.3.4/32,::1/128,linklocal,uniquelocal' }).trustProxy,
+    ).toHaveLength(5)
   })
 
   it('when HOST is an address or a host name, then it is kept', () => {
-    for (const host of ['0.0.0.0', '::', '::1', '192.0.2.7', 'localhost', 'api.shop-1.example', 'invoice-service']) expect(load({ HOST: host }).host).toBe(host)
+    for (const host of ['0.0.0.0', '::', '::1', '192.0.2.7', 'localhost', 'api.shop-1.example', 'invoice-service'])
+      expect(load({ HOST: host }).host).toBe(host)
   })
 
   it('when DATABASE_URL is a PostgreSQL URL that does not parse, then the message never repeats it (it may hold a password)', () => {
@@ -287,7 +299,10 @@ describe('loadConfig — a bad value stops the start naming the variable', () =>
     expect(err.message).toContain('DATABASE_URL: is not a valid URL')
     expect(err.message).not.toContain('s3cret')
     // a socket directory instead of a host is a valid URL for pg
-    expect(load({ DATABASE_URL: 'postgres://u:p@/inv?host=/var/run/postgresql' }).database).toEqual({ kind: 'postgres', url: 'postgres://u:p@/inv?host=/var/run/postgresql' })
+    expect(load({ DATABASE_URL: 'postgres://u:p@/inv?host=/var/run/postgresql' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u:p@/inv?host=/var/run/postgresql',
+    })
   })
 
   it('when REDIS_URL is bad, then the message never repeats it (it may hold a password)', () => {

@@ -20,7 +20,8 @@ export interface Config {
   readonly port: number
   readonly host: string
   readonly publicUrl: string
-  readonly database: { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string }
+  readonly database:
+    { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string }
   readonly databasePoolSize: number
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   readonly currencies: readonly string[]
@@ -106,7 +107,12 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
   const port = int('PORT', 8080, 0, 65535)
   const host = raw('HOST') ?? '127.0.0.1'
   // an IP address or a host name (letters, digits, hyphens, dots); anything else fails at listen() with a DNS error
-  if (!/^[0-9A-Fa-f:.]+$/.test(host) && !/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/.test(host)) {
+  if (
+    !/^[0-9A-Fa-f:.]+$/.test(host) &&
+    !/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/.test(
+      host,
+    )
+  ) {
     bad('HOST', `must be an IP address or a host name, got "${host}"`)
   }
 
@@ -128,20 +134,32 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
   let database: Config['database'] = { kind: 'sqlite', path: './data/invoice-service.db' }
   if (dbUrl.startsWith('sqlite:')) {
     const path = dbUrl.slice('sqlite:'.length)
-    if (path === '') bad('DATABASE_URL', 'sqlite: needs a path, e.g. sqlite:./data/invoice-service.db or sqlite::memory:')
+    if (path === '')
+      bad('DATABASE_URL', 'sqlite: needs a path, e.g. sqlite:./data/invoice-service.db or sqlite::memory:')
     else database = { kind: 'sqlite', path }
   } else if (/^postgres(ql)?:\/\//.test(dbUrl)) {
     database = { kind: 'postgres', url: dbUrl }
     // parsed now, so that a typo stops the start here and not as "Invalid URL" from the driver; never quoted back
     // (it may hold a password)
-    if (!postgresUrlParses(dbUrl)) bad('DATABASE_URL', 'is not a valid URL: postgres://user:password@host:5432/database (percent-encode special characters)')
+    if (!postgresUrlParses(dbUrl))
+      bad(
+        'DATABASE_URL',
+        'is not a valid URL: postgres://user:password@host:5432/database (percent-encode special characters)',
+      )
   } else {
     bad('DATABASE_URL', 'must start with sqlite: or postgres://')
   }
 
   const logLevel = oneOf('LOG_LEVEL', 'info', LOG_LEVELS)
 
-  const currencies = [...new Set((raw('CURRENCIES') ?? 'RUB,USD,EUR').split(',').map((c) => c.trim().toUpperCase()).filter((c) => c !== ''))]
+  const currencies = [
+    ...new Set(
+      (raw('CURRENCIES') ?? 'RUB,USD,EUR')
+        .split(',')
+        .map((c) => c.trim().toUpperCase())
+        .filter((c) => c !== ''),
+    ),
+  ]
   for (const c of currencies) if (!isCurrency(c)) bad('CURRENCIES', `"${c}" is not an ISO 4217 currency code`)
   if (currencies.length === 0) bad('CURRENCIES', 'must name at least one currency')
 
@@ -155,7 +173,10 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
   const invoiceLifetime = int('INVOICE_LIFETIME', 3600, 1, 31_536_000)
   if (invoiceMinLifetime > invoiceMaxLifetime) bad('INVOICE_MIN_LIFETIME', 'must not exceed INVOICE_MAX_LIFETIME')
   if (invoiceLifetime < invoiceMinLifetime || invoiceLifetime > invoiceMaxLifetime) {
-    bad('INVOICE_LIFETIME', `must be within INVOICE_MIN_LIFETIME..INVOICE_MAX_LIFETIME (${invoiceMinLifetime}..${invoiceMaxLifetime})`)
+    bad(
+      'INVOICE_LIFETIME',
+      `must be within INVOICE_MIN_LIFETIME..INVOICE_MAX_LIFETIME (${invoiceMinLifetime}..${invoiceMaxLifetime})`,
+    )
   }
 
   const scheduleText = raw('WEBHOOK_RETRY_SCHEDULE') ?? '0,5,300,1800,7200,18000,36000,36000'
@@ -204,9 +225,16 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
   return deepFreeze(config)
 }
 
-function parseServices(text: string, currencies: readonly string[], bad: (n: string, m: string) => void): ServiceConfig[] {
+function parseServices(
+  text: string,
+  currencies: readonly string[],
+  bad: (n: string, m: string) => void,
+): ServiceConfig[] {
   const out: ServiceConfig[] = []
-  for (const part of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const [name = '', list] = part.split(':')
     if (!SERVICE_NAME.test(name)) {
       bad('SERVICES', `"${name}" is not a service name (lowercase letters, digits, - and _)`)
@@ -216,7 +244,8 @@ function parseServices(text: string, currencies: readonly string[], bad: (n: str
     let only: string[] | undefined
     if (list !== undefined) {
       only = list.split('+').map((c) => c.trim().toUpperCase())
-      for (const c of only) if (!currencies.includes(c)) bad('SERVICES', `${name}: currency "${c}" is not in CURRENCIES`)
+      for (const c of only)
+        if (!currencies.includes(c)) bad('SERVICES', `${name}: currency "${c}" is not in CURRENCIES`)
     }
     out.push({ name, currencies: only, min: '1.00', max: '1000000.00', fee: undefined })
   }
@@ -225,15 +254,25 @@ function parseServices(text: string, currencies: readonly string[], bad: (n: str
 }
 
 /** `SERVICE_LIMITS=card=1.00..1000000.00,sbp=10..600000`: per-service min..max in major units. */
-function applyServiceLimits(text: string | undefined, services: ServiceConfig[], bad: (n: string, m: string) => void): void {
+function applyServiceLimits(
+  text: string | undefined,
+  services: ServiceConfig[],
+  bad: (n: string, m: string) => void,
+): void {
   if (text === undefined) return
   const seen = new Set<string>()
-  for (const part of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const m = /^([a-z][a-z0-9_-]*)=([0-9.]+)\.\.([0-9.]+)$/.exec(part)
     const idx = m ? services.findIndex((s) => s.name === m[1]) : -1
     const svc = services[idx]
     if (!m || svc === undefined || !DECIMAL.test(m[2] ?? '') || !DECIMAL.test(m[3] ?? '')) {
-      bad('SERVICE_LIMITS', `"${part}" must be <service>=<min>..<max> for a service in SERVICES, e.g. card=1.00..1000000.00`)
+      bad(
+        'SERVICE_LIMITS',
+        `"${part}" must be <service>=<min>..<max> for a service in SERVICES, e.g. card=1.00..1000000.00`,
+      )
       continue
     }
     if (listedTwice('SERVICE_LIMITS', svc.name, seen, bad)) continue
@@ -269,10 +308,16 @@ function trustProxy(text: string | undefined, bad: (n: string, m: string) => voi
     bad('TRUST_PROXY', `a hop count must be from 1 to 10, got "${text}"`)
     return false
   }
-  const entries = text.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const entries = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   const wrong = entries.filter((e) => !isProxyEntry(e))
   if (entries.length === 0 || wrong.length > 0) {
-    bad('TRUST_PROXY', `must be a hop count or proxy addresses/CIDR ranges such as 10.0.0.0/8,loopback; not "${wrong[0] ?? text}"`)
+    bad(
+      'TRUST_PROXY',
+      `must be a hop count or proxy addresses/CIDR ranges such as 10.0.0.0/8,loopback; not "${wrong[0] ?? text}"`,
+    )
     return false
   }
   return entries
@@ -328,10 +373,19 @@ function checkLimitsHold(
       const min = minorUnits(svc.min, exponent, 'ceil')
       const max = minorUnits(svc.max, exponent, 'floor')
       if (max > MAX_MINOR) {
-        const largest = exponent === 0 ? `${MAX_MINOR}` : `${MAX_MINOR / 10n ** BigInt(exponent)}.${`${MAX_MINOR % 10n ** BigInt(exponent)}`.padStart(exponent, '0')}`
-        bad('SERVICE_LIMITS', `${svc.name}: max ${svc.max} is more than an amount in ${currency} can be (at most ${largest})`)
+        const largest =
+          exponent === 0
+            ? `${MAX_MINOR}`
+            : `${MAX_MINOR / 10n ** BigInt(exponent)}.${`${MAX_MINOR % 10n ** BigInt(exponent)}`.padStart(exponent, '0')}`
+        bad(
+          'SERVICE_LIMITS',
+          `${svc.name}: max ${svc.max} is more than an amount in ${currency} can be (at most ${largest})`,
+        )
       } else if (min > max) {
-        bad('SERVICE_LIMITS', `${svc.name}: no ${currency} amount lies within ${svc.min}..${svc.max} (${currency} has ${exponent} decimal places)`)
+        bad(
+          'SERVICE_LIMITS',
+          `${svc.name}: no ${currency} amount lies within ${svc.min}..${svc.max} (${currency} has ${exponent} decimal places)`,
+        )
       }
     }
   }
@@ -345,16 +399,28 @@ function minorUnits(text: string, exponent: number, round: 'ceil' | 'floor'): bi
 }
 
 /** `SERVICE_FEES=card=2.5%,sbp=0.4%+1.00`: percent and/or fixed fee per service (API.md E). */
-function applyServiceFees(text: string | undefined, services: ServiceConfig[], bad: (n: string, m: string) => void): void {
+function applyServiceFees(
+  text: string | undefined,
+  services: ServiceConfig[],
+  bad: (n: string, m: string) => void,
+): void {
   if (text === undefined) return
   const seen = new Set<string>()
-  for (const part of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     // <percent>% | <percent>%+<fixed> | <fixed>
-    const m = /^([a-z][a-z0-9_-]*)=(?:([0-9]+(?:\.[0-9]+)?)%(?:\+([0-9]+(?:\.[0-9]+)?))?|([0-9]+(?:\.[0-9]+)?))$/.exec(part)
+    const m = /^([a-z][a-z0-9_-]*)=(?:([0-9]+(?:\.[0-9]+)?)%(?:\+([0-9]+(?:\.[0-9]+)?))?|([0-9]+(?:\.[0-9]+)?))$/.exec(
+      part,
+    )
     const idx = m ? services.findIndex((s) => s.name === m[1]) : -1
     const svc = services[idx]
     if (!m || svc === undefined || (m[2] !== undefined && Number(m[2]) > 100)) {
-      bad('SERVICE_FEES', `"${part}" must be <service>=<percent>% and/or +<fixed> for a service in SERVICES, e.g. card=2.5% or sbp=0.4%+1.00`)
+      bad(
+        'SERVICE_FEES',
+        `"${part}" must be <service>=<percent>% and/or +<fixed> for a service in SERVICES, e.g. card=2.5% or sbp=0.4%+1.00`,
+      )
       continue
     }
     if (listedTwice('SERVICE_FEES', svc.name, seen, bad)) continue

@@ -79,11 +79,17 @@ export function createLogger(config: Config): Logger {
   // arrive while a write is under way all go into the next one (log-writer.ts: why not pino.destination);
   // shutdown flushes what is queued, and an exit writes what is left synchronously.
   const destination = new LogWriter(1)
-  return pino({
-    level: config.logLevel,
-    // Defence in depth: no code logs these, and if one ever did they would still not reach the log.
-    redact: { paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'apiKey', 'api_key', 'secret', 'webhookSecret'], censor: '[redacted]' },
-  }, destination)
+  return pino(
+    {
+      level: config.logLevel,
+      // Defence in depth: no code logs these, and if one ever did they would still not reach the log.
+      redact: {
+        paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'apiKey', 'api_key', 'secret', 'webhookSecret'],
+        censor: '[redacted]',
+      },
+    },
+    destination,
+  )
 }
 
 export async function openStore(config: Config, logger?: Logger): Promise<Store> {
@@ -94,7 +100,10 @@ export async function openStore(config: Config, logger?: Logger): Promise<Store>
     url: config.database.url,
     poolSize: config.databasePoolSize,
     onPreparedStatementsOff: (err) =>
-      logger?.warn({ error: err.message }, 'PostgreSQL lost a prepared statement (a pooler in transaction mode?): the hot lookups and inserts use plain queries from now on'),
+      logger?.warn(
+        { error: err.message },
+        'PostgreSQL lost a prepared statement (a pooler in transaction mode?): the hot lookups and inserts use plain queries from now on',
+      ),
   })
 }
 
@@ -122,7 +131,10 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
       retrySchedule: config.webhookRetrySchedule,
       timeoutMs: config.webhookTimeout * 1000,
       allowPrivate: config.webhookAllowPrivate,
-      transport: createUndiciTransport({ allowPrivate: config.webhookAllowPrivate, connectTimeoutMs: config.webhookTimeout * 1000 }),
+      transport: createUndiciTransport({
+        allowPrivate: config.webhookAllowPrivate,
+        connectTimeoutMs: config.webhookTimeout * 1000,
+      }),
       signer: hmacSigner,
       metrics: webhookMetrics.metrics,
       random: Math.random,
@@ -132,7 +144,10 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
 }
 
 /** The HTTP app over a runtime; tests call this with `sqlite::memory:` and a fake clock. */
-export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolean; requestTimeout?: RequestTimeout } = {}): Promise<FastifyInstance> {
+export async function createHttpApp(
+  rt: Runtime,
+  opts: { defaultMetrics?: boolean; requestTimeout?: RequestTimeout } = {},
+): Promise<FastifyInstance> {
   const { deps } = rt
   const rateLimiter = await createRateLimiter(rt)
   const app = await buildApp(
@@ -183,7 +198,11 @@ export async function createHttpApp(rt: Runtime, opts: { defaultMetrics?: boolea
  * The start waits up to 2 s for Redis, so that a healthy start shares its limits from the first request.
  */
 async function createRateLimiter(rt: Runtime): Promise<RateLimiter> {
-  const limits = { rps: rt.config.rateLimitRps, burst: rt.config.rateLimitBurst, authFailLimit: rt.config.authFailLimit }
+  const limits = {
+    rps: rt.config.rateLimitRps,
+    burst: rt.config.rateLimitBurst,
+    authFailLimit: rt.config.authFailLimit,
+  }
   const local = createMemoryRateLimiter({ ...limits, now: () => rt.deps.clock.now().getTime() })
   if (rt.config.redisUrl === undefined) return local
   const shared = createRedisRateLimiter({
@@ -197,7 +216,8 @@ async function createRateLimiter(rt: Runtime): Promise<RateLimiter> {
       info: (message) => rt.logger.info(message),
     },
   })
-  if (!(await shared.connected(2000))) rt.logger.warn('Redis is not reachable yet: rate limits are per instance until it is')
+  if (!(await shared.connected(2000)))
+    rt.logger.warn('Redis is not reachable yet: rate limits are per instance until it is')
   return shared
 }
 
@@ -230,7 +250,11 @@ export const WEBHOOK_SHUTDOWN_GRACE_MS = 5000
  * The in-process workers of every instance: the clock-driven transitions (expiry, hold lifetime) and, unless
  * `webhooks: false`, the webhook dispatcher.
  */
-export function startWorkers(rt: Runtime, intervalMs = 500, opts: { webhooks?: boolean; webhookShutdownGraceMs?: number } = {}): Sweeper {
+export function startWorkers(
+  rt: Runtime,
+  intervalMs = 500,
+  opts: { webhooks?: boolean; webhookShutdownGraceMs?: number } = {},
+): Sweeper {
   const { deps } = rt
   const sweeper = startSweeper(
     [
@@ -272,7 +296,11 @@ export async function serve(config: Config): Promise<void> {
   if (config.database.kind === 'sqlite') {
     // One process per SQLite database: claims found now are a dead process's; send them again at once.
     const released = await releaseOrphanedClaims(rt.deps)
-    if (released > 0) rt.logger.warn({ deliveries: released }, 'webhook claims left by a previous process released; those attempts are sent again')
+    if (released > 0)
+      rt.logger.warn(
+        { deliveries: released },
+        'webhook claims left by a previous process released; those attempts are sent again',
+      )
   }
   if (config.isProduction && config.sandbox) {
     // the default, so that a first start works end to end; in production it is worth a word
@@ -344,9 +372,16 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   let opened: Promise<Runtime> | undefined
   const open = (): Promise<Runtime> => (opened ??= createRuntime(config, { logger: pino({ level: 'silent' }) }))
   try {
-    return await runCli(argv, cliCommands(open), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) })
+    return await runCli(argv, cliCommands(open), {
+      out: (s) => process.stdout.write(s),
+      err: (s) => process.stderr.write(s),
+    })
   } finally {
     // a runtime that failed to open has nothing to close (its error is the one runCli reported or threw)
-    if (opened !== undefined) await opened.then((rt) => rt.store.close(), () => undefined)
+    if (opened !== undefined)
+      await opened.then(
+        (rt) => rt.store.close(),
+        () => undefined,
+      )
   }
 }

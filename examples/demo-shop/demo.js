@@ -45,10 +45,18 @@ async function demoMerchant() {
   const database = join(dataDir, 'invoice-service.db')
   if (existsSync(file) && existsSync(database)) return JSON.parse(readFileSync(file, 'utf8'))
   rmSync(file, { force: true })
-  const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'merchant', 'create', '--name', 'Demo Shop', '--json'], { env: serviceEnv })
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [BIN, 'merchant', 'create', '--name', 'Demo Shop', '--json'],
+    { env: serviceEnv },
+  )
   const created = JSON.parse(stdout)
   /** @type {DemoMerchant} */
-  const merchant = { merchant_id: created.merchant_id, api_key: created.api_key, webhook_secret: created.webhook_secret }
+  const merchant = {
+    merchant_id: created.merchant_id,
+    api_key: created.api_key,
+    webhook_secret: created.webhook_secret,
+  }
   writeFileSync(file, `${JSON.stringify(merchant, null, 2)}\n`, { mode: 0o600 })
   console.log(`Created the demo merchant ${merchant.merchant_id} (credentials in ${file}).`)
   return merchant

@@ -72,7 +72,11 @@ export async function startShop(options) {
   const product = options.product ?? MUG
   const pollFallbackMs = (options.pollFallbackSeconds ?? 10) * 1000
   const log = options.log ?? ((line) => console.log(`[shop] ${line}`))
-  const invoices = createInvoiceClient({ baseUrl: options.serviceUrl, apiKey: options.apiKey, merchantId: options.merchantId })
+  const invoices = createInvoiceClient({
+    baseUrl: options.serviceUrl,
+    apiKey: options.apiKey,
+    merchantId: options.merchantId,
+  })
   /** @type {Map<string, Order>} */
   const orders = new Map()
   /** webhook-ids already handled: the service delivers at least once, so the same event can come again */
@@ -157,7 +161,12 @@ export async function startShop(options) {
   /** The order page's status feed; asks the service when no webhook has settled the order for a while. @param {Order} order */
   async function currentStatus(order) {
     const now = Date.now()
-    if (!isFinal(order) && pollFallbackMs > 0 && now - order.createdAt >= pollFallbackMs && now - order.lastPolledAt >= pollFallbackMs) {
+    if (
+      !isFinal(order) &&
+      pollFallbackMs > 0 &&
+      now - order.createdAt >= pollFallbackMs &&
+      now - order.lastPolledAt >= pollFallbackMs
+    ) {
       order.lastPolledAt = now
       try {
         const invoice = await invoices.getInvoice({ order_id: order.id })
@@ -179,7 +188,8 @@ export async function startShop(options) {
     if (req.method === 'POST' && url.pathname === '/orders') {
       const form = new URLSearchParams(await readBody(req, 4096))
       const orderId = form.get('order_id') ?? ''
-      if (!ORDER_ID.test(orderId)) return send(res, 400, 'text/html', errorPage(400, 'That is not an order of this shop.'))
+      if (!ORDER_ID.test(orderId))
+        return send(res, 400, 'text/html', errorPage(400, 'That is not an order of this shop.'))
       try {
         const order = await placeOrder(orderId)
         return redirect(res, isFinal(order) ? `/orders/${encodeURIComponent(order.id)}` : order.payUrl)
@@ -187,14 +197,20 @@ export async function startShop(options) {
         // InvoiceServiceError carries the API's problem code; a shop would map the ones it expects.
         const why = isInvoiceServiceError(err) ? `${err.code}: ${err.detail}` : String(err)
         log(`order ${orderId}: invoice not created: ${why}`)
-        return send(res, 502, 'text/html', productPage(product, newOrderId(), 'The payment service could not be reached. Please try again.'))
+        return send(
+          res,
+          502,
+          'text/html',
+          productPage(product, newOrderId(), 'The payment service could not be reached. Please try again.'),
+        )
       }
     }
     if (req.method === 'POST' && url.pathname === '/webhooks/invoices') return onWebhook(req, res)
     if (req.method === 'GET' && orderPath !== null) {
       const order = orders.get(decodeURIComponent(orderPath[1] ?? ''))
       if (order === undefined) return send(res, 404, 'text/html', errorPage(404, 'No such order.'))
-      if (orderPath[2] !== undefined) return send(res, 200, 'application/json', JSON.stringify({ status: await currentStatus(order) }))
+      if (orderPath[2] !== undefined)
+        return send(res, 200, 'application/json', JSON.stringify({ status: await currentStatus(order) }))
       await currentStatus(order)
       return send(res, 200, 'text/html', orderPage(order))
     }
@@ -271,7 +287,9 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     webhookSecret: need('INVOICE_WEBHOOK_SECRET'),
     port: Number(process.env['SHOP_PORT'] ?? 3000),
     ...(process.env['SHOP_PUBLIC_URL'] !== undefined && { publicUrl: process.env['SHOP_PUBLIC_URL'] }),
-    ...(process.env['SHOP_POLL_FALLBACK_SECONDS'] !== undefined && { pollFallbackSeconds: Number(process.env['SHOP_POLL_FALLBACK_SECONDS']) }),
+    ...(process.env['SHOP_POLL_FALLBACK_SECONDS'] !== undefined && {
+      pollFallbackSeconds: Number(process.env['SHOP_POLL_FALLBACK_SECONDS']),
+    }),
   })
   console.log(`Demo shop: ${shop.url}`)
 }

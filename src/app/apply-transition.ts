@@ -59,7 +59,10 @@ export async function transitionIn(
 
 /** 409: the request may move an invoice only from `onlyFrom`, and it is `from`. */
 export function notAllowedFrom(from: Status, to: Target, onlyFrom: readonly Status[]): AppError {
-  return new AppError('invalid_transition', `${withArticle(from)} invoice cannot become ${to} this way (only from ${onlyFrom.join(' or ')})`)
+  return new AppError(
+    'invalid_transition',
+    `${withArticle(from)} invoice cannot become ${to} this way (only from ${onlyFrom.join(' or ')})`,
+  )
 }
 
 export interface TransitionScope {
@@ -70,7 +73,12 @@ export interface TransitionScope {
 }
 
 /** Transition of one invoice by id in a transaction of its own. */
-export async function transitionById(deps: TransitionDeps, id: InvoiceId, to: Target, scope: TransitionScope = {}): Promise<Invoice> {
+export async function transitionById(
+  deps: TransitionDeps,
+  id: InvoiceId,
+  to: Target,
+  scope: TransitionScope = {},
+): Promise<Invoice> {
   const { merchantId, onlyFrom } = scope
   const now = deps.clock.now()
   const invoice = await deps.store.transaction((tx) =>

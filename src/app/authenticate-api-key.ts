@@ -28,7 +28,8 @@ export function createApiKeyAuthenticator(
   const ttlMs = ttlSeconds * 1000
 
   return async (apiKey) => {
-    if (apiKey === undefined || apiKey === '') throw new AppError('missing_api_key', 'send your API key in the X-Api-Key header')
+    if (apiKey === undefined || apiKey === '')
+      throw new AppError('missing_api_key', 'send your API key in the X-Api-Key header')
     if (!isWellFormedApiKey(apiKey)) throw invalid()
     const hash = deps.secrets.hashApiKey(apiKey)
     const now = deps.clock.now().getTime()

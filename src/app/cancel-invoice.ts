@@ -9,6 +9,10 @@ import { requireInvoiceId } from './require-id.js'
  * POST /api/v1/invoices/{id}/cancel (API.md B5, C): pending or hold → failed, e.g. to re-create an order with
  * a new amount; a hold's funds are released at the provider first. Another merchant's invoice is 404.
  */
-export async function cancelInvoice(deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>, merchant: Merchant, id: string): Promise<Invoice> {
+export async function cancelInvoice(
+  deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>,
+  merchant: Merchant,
+  id: string,
+): Promise<Invoice> {
   return settleHold(deps, merchant, requireInvoiceId(id), 'failed', ['pending', 'hold'])
 }

@@ -10,6 +10,10 @@ import { requireInvoiceId } from './require-id.js'
  * provider first. A pending invoice cannot be captured (that would mark it paid without the buyer paying).
  * Another merchant's invoice is 404.
  */
-export async function captureInvoice(deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>, merchant: Merchant, id: string): Promise<Invoice> {
+export async function captureInvoice(
+  deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>,
+  merchant: Merchant,
+  id: string,
+): Promise<Invoice> {
   return settleHold(deps, merchant, requireInvoiceId(id), 'paid', ['hold'])
 }

@@ -10,7 +10,16 @@ import { recordEvent, type RecordEventDeps } from './record-event.js'
 
 export type CreateInvoiceDeps = Pick<
   AppDeps,
-  'store' | 'clock' | 'newId' | 'provider' | 'catalog' | 'publicUrl' | 'callbackAllowHttp' | 'lifetime' | 'eventSignal' | 'webhooks'
+  | 'store'
+  | 'clock'
+  | 'newId'
+  | 'provider'
+  | 'catalog'
+  | 'publicUrl'
+  | 'callbackAllowHttp'
+  | 'lifetime'
+  | 'eventSignal'
+  | 'webhooks'
 >
 
 export interface CreateInvoiceResult {
@@ -40,7 +49,13 @@ export async function createInvoice(
   const now = deps.clock.now()
   const id = deps.newId() as InvoiceId
   const payUrl = `${deps.publicUrl}/pay/${id}`
-  const session = deps.provider.createPayment({ invoiceId: id, amount: req.amount, currency: req.currency, service: req.service, payUrl })
+  const session = deps.provider.createPayment({
+    invoiceId: id,
+    amount: req.amount,
+    currency: req.currency,
+    service: req.service,
+    payUrl,
+  })
   const candidate: Invoice = {
     id,
     merchantId: merchant.id,
@@ -83,7 +98,8 @@ export async function createInvoice(
     // After the insert alone lost, the holder is read first: inserting again would most likely lose again.
     let insertFirst = insertAlone === undefined
     for (let round = 0; round < 3; round += 1) {
-      if (insertFirst && (await tx.invoices.insert(candidate)) === 'inserted') return { invoice: candidate, isNew: true }
+      if (insertFirst && (await tx.invoices.insert(candidate)) === 'inserted')
+        return { invoice: candidate, isNew: true }
       insertFirst = true
       const live = await tx.invoices.findLive(merchant.id, req.orderId)
       if (live === undefined) continue // the holder left the live set between our two statements
@@ -104,11 +120,14 @@ export async function createInvoice(
  * invoice is the answer); otherwise it conflicts.
  */
 function repeated(live: Invoice, req: ValidCreateRequest): CreateInvoiceResult {
-  if (live.amount === req.amount && live.currency === req.currency && live.service === req.service) return { invoice: live, isNew: false }
+  if (live.amount === req.amount && live.currency === req.currency && live.service === req.service)
+    return { invoice: live, isNew: false }
   throw new AppError(
     'order_id_conflict',
     `order_id "${req.orderId}" already has a ${live.status} invoice ${live.id} with another amount, currency or service; ` +
-      (live.status === 'paid' ? 'it is paid, so a new amount needs a new order_id' : 'cancel it first to re-create the order'),
+      (live.status === 'paid'
+        ? 'it is paid, so a new amount needs a new order_id'
+        : 'cancel it first to re-create the order'),
   )
 }
 

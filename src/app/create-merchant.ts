@@ -12,11 +12,16 @@ export interface CreatedMerchant {
 }
 
 /** `merchant create`: the merchant with its first API key and webhook secret, in one transaction. */
-export async function createMerchant(deps: MerchantDeps, input: { name: string; defaultService?: string | undefined }): Promise<CreatedMerchant> {
+export async function createMerchant(
+  deps: MerchantDeps,
+  input: { name: string; defaultService?: string | undefined },
+): Promise<CreatedMerchant> {
   const name = input.name.trim()
-  if (name === '' || name.length > 200) throw validationFailed([{ field: 'name', message: 'must be 1 to 200 characters' }])
+  if (name === '' || name.length > 200)
+    throw validationFailed([{ field: 'name', message: 'must be 1 to 200 characters' }])
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw validationFailed([{ field: 'name', message: 'must not contain control characters' }])
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    throw validationFailed([{ field: 'name', message: 'must not contain control characters' }])
   const defaultService = input.defaultService ?? deps.catalog.services[0]?.name ?? 'card'
   if (findService(deps.catalog, defaultService) === undefined) {
     const names = deps.catalog.services.map((s) => s.name).join(', ')

@@ -27,7 +27,11 @@ export type SendOutcome =
  * One attempt of a claimed delivery: sign and send the event's fixed body, and let the pure retry policy decide
  * what follows. Nothing is written here: `dispatchCycle` records attempts in batches.
  */
-export async function sendClaimed(deps: DispatchDeps, claim: ClaimedDelivery, signal?: AbortSignal): Promise<SendOutcome> {
+export async function sendClaimed(
+  deps: DispatchDeps,
+  claim: ClaimedDelivery,
+  signal?: AbortSignal,
+): Promise<SendOutcome> {
   const startedAt = deps.clock.now()
   const res = await sendSigned(deps, {
     merchantId: claim.merchantId,
@@ -47,7 +51,13 @@ export async function sendClaimed(deps: DispatchDeps, claim: ClaimedDelivery, si
     schedule: deps.webhooks.retrySchedule,
     random: deps.webhooks.random(),
   })
-  const attempt: DeliveryAttempt = { id: deps.newId(), at: startedAt, statusCode: res.statusCode, latencyMs: res.latencyMs, error: attemptError(res) }
+  const attempt: DeliveryAttempt = {
+    id: deps.newId(),
+    at: startedAt,
+    statusCode: res.statusCode,
+    latencyMs: res.latencyMs,
+    error: attemptError(res),
+  }
   return { kind: 'finished', finished: { claim, attempt, result, step } }
 }
 
@@ -101,12 +111,15 @@ export async function dispatchCycle(deps: DispatchDeps, input: CycleInput): Prom
     const nextDueAt = input.share.limit > claimed.length ? await tx.deliveries.nextAttemptAfter(now) : null
     return { recorded, claimed, nextDueAt }
   })
-  for (const r of out.recorded) if (r.settled && r.step.status !== 'pending') deps.webhooks.metrics.delivery(r.step.status)
+  for (const r of out.recorded)
+    if (r.settled && r.step.status !== 'pending') deps.webhooks.metrics.delivery(r.step.status)
   return out
 }
 
 /** For the queue gauges, read on each metrics scrape. */
-export async function webhookQueueStats(deps: Pick<AppDeps, 'store' | 'clock'>): Promise<{ pending: number; oldestDueAgeSeconds: number }> {
+export async function webhookQueueStats(
+  deps: Pick<AppDeps, 'store' | 'clock'>,
+): Promise<{ pending: number; oldestDueAgeSeconds: number }> {
   const now = deps.clock.now()
   const stats = await deps.store.deliveries.queueStats(now)
   const age = stats.oldestDueAt === null ? 0 : Math.max(0, now.getTime() - stats.oldestDueAt.getTime()) / 1000

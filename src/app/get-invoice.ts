@@ -18,7 +18,11 @@ export interface GetInfoQuery {
  * API.md B4, after authentication: query (400), then the key's merchant = merchant_id (403), then the
  * invoice (404). Another merchant's invoice is indistinguishable from a missing one.
  */
-export async function getInvoiceInfo(deps: Pick<AppDeps, 'store'>, merchant: Merchant, query: GetInfoQuery): Promise<Invoice> {
+export async function getInvoiceInfo(
+  deps: Pick<AppDeps, 'store'>,
+  merchant: Merchant,
+  query: GetInfoQuery,
+): Promise<Invoice> {
   const hasId = query.invoiceId !== undefined
   const hasOrder = query.orderId !== undefined
   if (hasId && hasOrder) {
@@ -57,7 +61,11 @@ export async function getInvoice(deps: Pick<AppDeps, 'store'>, merchant: Merchan
   return invoice
 }
 
-async function findOwned(deps: Pick<AppDeps, 'store'>, merchantId: MerchantId, id: InvoiceId): Promise<Invoice | undefined> {
+async function findOwned(
+  deps: Pick<AppDeps, 'store'>,
+  merchantId: MerchantId,
+  id: InvoiceId,
+): Promise<Invoice | undefined> {
   const invoice = await deps.store.invoices.findById(id)
   return invoice?.merchantId === merchantId ? invoice : undefined
 }

@@ -10,7 +10,10 @@ export interface PaymentView {
   readonly status: Status
 }
 
-export async function getPaymentView(deps: Pick<AppDeps, 'store' | 'clock'>, id: InvoiceId): Promise<PaymentView | undefined> {
+export async function getPaymentView(
+  deps: Pick<AppDeps, 'store' | 'clock'>,
+  id: InvoiceId,
+): Promise<PaymentView | undefined> {
   const invoice = await deps.store.invoices.findById(id)
   if (invoice === undefined) return undefined
   const merchant = await deps.store.merchants.findById(invoice.merchantId)

@@ -15,7 +15,12 @@ export function parseLimit(text: string | undefined, errors: FieldError[]): numb
 }
 
 /** A listing's filter that takes one of `allowed` (a status), or a field error naming them; absent: undefined. */
-export function parseOneOf<T extends string>(field: string, text: string | undefined, allowed: readonly T[], errors: FieldError[]): T | undefined {
+export function parseOneOf<T extends string>(
+  field: string,
+  text: string | undefined,
+  allowed: readonly T[],
+  errors: FieldError[],
+): T | undefined {
   if (text === undefined) return undefined
   if ((allowed as readonly string[]).includes(text)) return text as T
   errors.push({ field, message: `must be one of ${allowed.join(', ')}` })
@@ -31,10 +36,17 @@ export function parseCursor(text: string | undefined, errors: FieldError[]): Cur
 }
 
 /** Rows fetched with `limit + 1`: the page, and the cursor of the next one when there is more. */
-export function pageOf<T extends { readonly createdAt: Date; readonly id: string }>(rows: T[], limit: number): { page: T[]; nextCursor: string | null } {
+export function pageOf<T extends { readonly createdAt: Date; readonly id: string }>(
+  rows: T[],
+  limit: number,
+): { page: T[]; nextCursor: string | null } {
   const page = rows.slice(0, limit)
   const last = page[page.length - 1]
-  return { page, nextCursor: rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null }
+  return {
+    page,
+    nextCursor:
+      rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+  }
 }
 
 function encodeCursor(c: Cursor): string {

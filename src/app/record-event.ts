@@ -37,5 +37,8 @@ export async function recordEvent(tx: Tx, deps: RecordEventDeps, invoice: Invoic
     createdAt: invoice.updatedAt,
     updatedAt: invoice.updatedAt,
   }
-  await tx.deliveries.insert(delivery, webhookPayload(event.type, event.createdAt, invoiceView(invoice, event.createdAt)))
+  await tx.deliveries.insert(
+    delivery,
+    webhookPayload(event.type, event.createdAt, invoiceView(invoice, event.createdAt)),
+  )
 }

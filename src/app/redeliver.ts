@@ -12,12 +12,17 @@ import type { AppDeps } from './deps.js'
  * under way, that attempt is the redelivery: nothing changes, and the answer shows the delivery as it is. Another
  * merchant's delivery is 404, like a missing one.
  */
-export async function redeliver(deps: Pick<AppDeps, 'store' | 'clock' | 'eventSignal'>, merchant: Merchant, idText: string): Promise<DeliveryWithAttempts> {
+export async function redeliver(
+  deps: Pick<AppDeps, 'store' | 'clock' | 'eventSignal'>,
+  merchant: Merchant,
+  idText: string,
+): Promise<DeliveryWithAttempts> {
   const id = requireUuid('delivery_id', idText) as DeliveryId
   const now = deps.clock.now()
   const delivery = await deps.store.transaction(async (tx) => {
     const found = await tx.deliveries.findById(id)
-    if (found === undefined || found.merchantId !== merchant.id) throw new AppError('not_found', 'no such delivery for this merchant')
+    if (found === undefined || found.merchantId !== merchant.id)
+      throw new AppError('not_found', 'no such delivery for this merchant')
     await tx.deliveries.requeue(id, now)
     return tx.deliveries.findById(id)
   })

@@ -20,7 +20,10 @@ export async function sendTestWebhook(
   merchant: Merchant,
   url: string,
 ): Promise<TestWebhookResult> {
-  const problem = callbackUrlProblem(url, { callbackAllowHttp: deps.callbackAllowHttp, webhookAllowPrivate: deps.webhooks.allowPrivate })
+  const problem = callbackUrlProblem(url, {
+    callbackAllowHttp: deps.callbackAllowHttp,
+    webhookAllowPrivate: deps.webhooks.allowPrivate,
+  })
   if (problem !== undefined) throw validationFailed([{ field: 'url', message: problem }])
   const at = deps.clock.now()
   const body = webhookPayload('webhook.test', at, { merchant_id: merchant.id })

@@ -5,7 +5,11 @@ import { merchantNotFound } from './merchant-records.js'
 import { requireUuid } from './require-id.js'
 
 /** `merchant disable|enable`: a disabled merchant's keys answer 403 merchant_disabled. */
-export async function setMerchantStatus(deps: Pick<AppDeps, 'store'>, id: string, status: MerchantStatus): Promise<Merchant> {
+export async function setMerchantStatus(
+  deps: Pick<AppDeps, 'store'>,
+  id: string,
+  status: MerchantStatus,
+): Promise<Merchant> {
   const merchantId = requireUuid('merchant_id', id) as MerchantId
   return deps.store.transaction(async (tx) => {
     if (!(await tx.merchants.setStatus(merchantId, status))) throw merchantNotFound(id)

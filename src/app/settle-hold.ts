@@ -36,7 +36,10 @@ export async function settleHold(
     if (from === 'hold') {
       const lapsed = to === 'paid' ? holdLapsedAt(inv, now, deps.holdLifetime * 1000) : undefined
       if (lapsed !== undefined) {
-        throw new AppError('invalid_transition', `the hold lapsed at ${lapsed.toISOString()} (the hold lifetime) and can no longer be captured; it is released and fails`)
+        throw new AppError(
+          'invalid_transition',
+          `the hold lapsed at ${lapsed.toISOString()} (the hold lifetime) and can no longer be captured; it is released and fails`,
+        )
       }
       const held = { invoiceId: inv.id, amount: inv.amount, currency: inv.currency, service: inv.service }
       await (to === 'paid' ? deps.provider.captureHold(held) : deps.provider.releaseHold(held))

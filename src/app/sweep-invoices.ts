@@ -13,7 +13,8 @@ export async function expireDueInvoices(deps: TransitionDeps, batch = 200): Prom
   const moved = await deps.store.transaction(async (tx) => {
     let moved = 0
     for (const inv of await tx.invoices.listExpiredPending(now, batch)) {
-      if (await moveQuietly(() => transitionIn(tx, deps, () => tx.invoices.findById(inv.id), 'expired', now))) moved += 1
+      if (await moveQuietly(() => transitionIn(tx, deps, () => tx.invoices.findById(inv.id), 'expired', now)))
+        moved += 1
     }
     return moved
   })
@@ -28,7 +29,10 @@ export async function expireDueInvoices(deps: TransitionDeps, batch = 200): Prom
  * the hold was captured meanwhile, whose capture then moves it to paid) stays a hold and is tried again on the
  * next sweep; the sweep reports it after the others are done.
  */
-export async function failStaleHolds(deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>, batch = 200): Promise<number> {
+export async function failStaleHolds(
+  deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>,
+  batch = 200,
+): Promise<number> {
   const now = deps.clock.now()
   const heldBefore = new Date(now.getTime() - deps.holdLifetime * 1000)
   const stale = await deps.store.transaction((tx) => tx.invoices.listStaleHolds(heldBefore, batch))
@@ -36,7 +40,12 @@ export async function failStaleHolds(deps: TransitionDeps & Pick<AppDeps, 'provi
   const refused: unknown[] = []
   for (const inv of stale) {
     try {
-      await deps.provider.releaseHold({ invoiceId: inv.id, amount: inv.amount, currency: inv.currency, service: inv.service })
+      await deps.provider.releaseHold({
+        invoiceId: inv.id,
+        amount: inv.amount,
+        currency: inv.currency,
+        service: inv.service,
+      })
     } catch (err) {
       refused.push(err)
       continue
@@ -44,7 +53,10 @@ export async function failStaleHolds(deps: TransitionDeps & Pick<AppDeps, 'provi
     if (await moveQuietly(() => transitionById(deps, inv.id, 'failed', { onlyFrom: ['hold'] }))) moved += 1
   }
   if (refused.length > 0) {
-    throw new Error(`the provider did not release ${refused.length} of ${stale.length} stale holds (${moved} failed); they stay holds until a later sweep`, { cause: refused[0] })
+    throw new Error(
+      `the provider did not release ${refused.length} of ${stale.length} stale holds (${moved} failed); they stay holds until a later sweep`,
+      { cause: refused[0] },
+    )
   }
   return moved
 }

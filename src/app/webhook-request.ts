@@ -19,7 +19,13 @@ export async function sendSigned(
   const secrets = await deps.store.webhookSecrets.listActive(msg.merchantId, msg.at)
   if (secrets.length === 0) {
     // a merchant is created with a secret and a rotation adds one before retiring the old: not expected
-    return { statusCode: null, latencyMs: 0, error: 'not sent: the merchant has no active webhook secret', failure: 'refused', aborted: false }
+    return {
+      statusCode: null,
+      latencyMs: 0,
+      error: 'not sent: the merchant has no active webhook secret',
+      failure: 'refused',
+      aborted: false,
+    }
   }
   const timestamp = Math.floor(msg.at.getTime() / 1000)
   const headers = {

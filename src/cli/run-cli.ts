@@ -55,7 +55,12 @@ export async function runCli(argv: readonly string[], commands: CliCommands, io:
       return err.code === 'not_found' ? 3 : 2
     }
     // parseArgs refusals (unknown option, `--json=x`, `--name` without a value, …) are usage errors
-    if (err instanceof Error && 'code' in err && typeof err.code === 'string' && err.code.startsWith('ERR_PARSE_ARGS_')) {
+    if (
+      err instanceof Error &&
+      'code' in err &&
+      typeof err.code === 'string' &&
+      err.code.startsWith('ERR_PARSE_ARGS_')
+    ) {
       io.err(`invoice-service: ${err.message}\n\n${USAGE}`)
       return 64
     }
@@ -81,7 +86,8 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
 }
 
 /** `serve` runs only bare (main starts it); with options or arguments, before or after it, this says why. */
-const SERVE_TAKES_NOTHING = 'serve takes no options or arguments (its configuration comes from the environment): run "invoice-service serve"'
+const SERVE_TAKES_NOTHING =
+  'serve takes no options or arguments (its configuration comes from the environment): run "invoice-service serve"'
 
 async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Promise<void> {
   // before parsing: `serve --port 9999` would otherwise be refused as an unknown option, which hides the reason
@@ -137,7 +143,14 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
     case 'merchant create': {
       noExtra(arg)
       const r = await c.createMerchant({ name: need(o.name, '--name NAME'), defaultService: o['default-service'] })
-      const obj = { merchant_id: r.merchant.id, name: r.merchant.name, default_service: r.merchant.defaultService, api_key_id: r.apiKeyId, api_key: r.apiKey, webhook_secret: r.webhookSecret }
+      const obj = {
+        merchant_id: r.merchant.id,
+        name: r.merchant.name,
+        default_service: r.merchant.defaultService,
+        api_key_id: r.apiKeyId,
+        api_key: r.apiKey,
+        webhook_secret: r.webhookSecret,
+      }
       print(
         [
           `merchant_id:     ${obj.merchant_id}`,
@@ -156,7 +169,14 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
     case 'merchant list': {
       noExtra(arg)
       const list = (await c.listMerchants()).map(merchantJson)
-      print(list.length === 0 ? 'no merchants' : list.map((m) => `${m.merchant_id}  ${m.status.padEnd(8)}  ${m.default_service.padEnd(6)}  ${m.name}`).join('\n'), { merchants: list })
+      print(
+        list.length === 0
+          ? 'no merchants'
+          : list
+              .map((m) => `${m.merchant_id}  ${m.status.padEnd(8)}  ${m.default_service.padEnd(6)}  ${m.name}`)
+              .join('\n'),
+        { merchants: list },
+      )
       return
     }
     case 'merchant disable':
@@ -169,7 +189,12 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
     case 'key create': {
       noExtra(arg)
       const k = await c.issueApiKey(need(o.merchant, '--merchant ID'))
-      const obj = { key_id: k.key.id, merchant_id: k.key.merchantId, api_key: k.apiKey, created_at: k.key.createdAt.toISOString() }
+      const obj = {
+        key_id: k.key.id,
+        merchant_id: k.key.merchantId,
+        api_key: k.apiKey,
+        created_at: k.key.createdAt.toISOString(),
+      }
       print(`key_id:  ${obj.key_id}\napi_key: ${obj.api_key}\n\nStore the API key now: it is not shown again.`, obj)
       return
     }
@@ -181,7 +206,12 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
         created_at: k.createdAt.toISOString(),
         revoked_at: k.revokedAt === null ? null : k.revokedAt.toISOString(),
       }))
-      print(keys.map((k) => `${k.key_id}  ${k.prefix}  ${k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`}`).join('\n') || 'no keys', { keys })
+      print(
+        keys
+          .map((k) => `${k.key_id}  ${k.prefix}  ${k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`}`)
+          .join('\n') || 'no keys',
+        { keys },
+      )
       return
     }
     case 'key revoke': {
@@ -195,8 +225,15 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
       noExtra(arg)
       const merchantId = need(o.merchant, '--merchant ID')
       const r = await c.rotateWebhookSecret(merchantId)
-      const obj = { merchant_id: merchantId, webhook_secret: r.webhookSecret, previous_valid_until: r.previousValidUntil.toISOString() }
-      print(`webhook_secret: ${obj.webhook_secret}\nThe previous secret keeps signing until ${obj.previous_valid_until}.`, obj)
+      const obj = {
+        merchant_id: merchantId,
+        webhook_secret: r.webhookSecret,
+        previous_valid_until: r.previousValidUntil.toISOString(),
+      }
+      print(
+        `webhook_secret: ${obj.webhook_secret}\nThe previous secret keeps signing until ${obj.previous_valid_until}.`,
+        obj,
+      )
       return
     }
     default:
@@ -204,6 +241,18 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
   }
 }
 
-function merchantJson(m: Merchant): { merchant_id: string; name: string; default_service: string; status: string; created_at: string } {
-  return { merchant_id: m.id, name: m.name, default_service: m.defaultService, status: m.status, created_at: m.createdAt.toISOString() }
+function merchantJson(m: Merchant): {
+  merchant_id: string
+  name: string
+  default_service: string
+  status: string
+  created_at: string
+} {
+  return {
+    merchant_id: m.id,
+    name: m.name,
+    default_service: m.defaultService,
+    status: m.status,
+    created_at: m.createdAt.toISOString(),
+  }
 }

@@ -7,7 +7,13 @@ const A = 'mA' as MerchantId
 const B = 'mB' as MerchantId
 const C = 'mC' as MerchantId
 const due = (...merchants: MerchantId[]) => merchants.map((merchantId, n) => ({ n, id: `d${n}`, merchantId }))
-const share = (limit: number, perMerchant: number, inFlight: [MerchantId, number][] = [], answering: MerchantId[] = [A, B, C], perUnproven = perMerchant): ClaimShare => ({
+const share = (
+  limit: number,
+  perMerchant: number,
+  inFlight: [MerchantId, number][] = [],
+  answering: MerchantId[] = [A, B, C],
+  perUnproven = perMerchant,
+): ClaimShare => ({
   limit,
   perMerchant,
   perUnproven,
@@ -22,7 +28,15 @@ describe('a claim`s fair share of the dispatcher`s slots', () => {
   })
 
   it('when a merchant has deliveries in flight, then they count against its share', () => {
-    expect(taken(due(A, A, B, B, B), share(10, 2, [[A, 1], [B, 2]]))).toEqual([0])
+    expect(
+      taken(
+        due(A, A, B, B, B),
+        share(10, 2, [
+          [A, 1],
+          [B, 2],
+        ]),
+      ),
+    ).toEqual([0])
     expect(taken(due(A, B), share(10, 2, [[A, 5]]))).toEqual([1])
   })
 
@@ -37,7 +51,14 @@ describe('a claim`s fair share of the dispatcher`s slots', () => {
 
   it('then the candidates to read are the free slots plus what each merchant has in flight, at most its share', () => {
     expect(fairShareCandidates(share(4, 2))).toBe(4)
-    expect(fairShareCandidates(share(4, 2, [[A, 1], [B, 7]]))).toBe(7)
+    expect(
+      fairShareCandidates(
+        share(4, 2, [
+          [A, 1],
+          [B, 7],
+        ]),
+      ),
+    ).toBe(7)
   })
 
   it('when a merchant`s endpoint has not answered here (no attempt yet, or the last one failed), then it gets the unproven share: a quarter, rounded up', () => {
@@ -92,7 +113,13 @@ describe('a claim`s fair share of the dispatcher`s slots', () => {
   })
 
   it('when an unproven merchant is at its share, then beyond the shares a claim takes only answering merchants` deliveries', () => {
-    expect(takeBeyondShare(due(A, A, A, B, B, B, B, B), share(12, 4, [], [B], 1), due(A, A, A, B, B, B, B, B).filter((d) => [0, 3, 4, 5, 6].includes(d.n))).map((x) => x.n)).toEqual([7])
+    expect(
+      takeBeyondShare(
+        due(A, A, A, B, B, B, B, B),
+        share(12, 4, [], [B], 1),
+        due(A, A, A, B, B, B, B, B).filter((d) => [0, 3, 4, 5, 6].includes(d.n)),
+      ).map((x) => x.n),
+    ).toEqual([7])
   })
 
   it('when no merchant is at its share, then nothing is taken beyond the shares (the first pass saw every due delivery)', () => {

@@ -66,7 +66,11 @@ export interface ClaimedDelivery {
  * time of the event. Serialized once, when the event is written, so retries and redeliveries send the same
  * bytes under the same webhook-id.
  */
-export function webhookPayload(type: WebhookEventType, at: Date, data: InvoiceView | Readonly<Record<string, unknown>>): string {
+export function webhookPayload(
+  type: WebhookEventType,
+  at: Date,
+  data: InvoiceView | Readonly<Record<string, unknown>>,
+): string {
   return JSON.stringify({ type, timestamp: isoTime(at), data })
 }
 
@@ -114,7 +118,10 @@ function heldWith(share: ClaimShare, taken: readonly { readonly merchantId: Merc
  * The first pass of a claim: from due deliveries, oldest due first, the ones within their merchant's share, in
  * the same order, at most `limit`.
  */
-export function takeFairShare<T extends { readonly merchantId: MerchantId }>(due: readonly T[], share: ClaimShare): T[] {
+export function takeFairShare<T extends { readonly merchantId: MerchantId }>(
+  due: readonly T[],
+  share: ClaimShare,
+): T[] {
   const held = heldWith(share, [])
   const taken: T[] = []
   for (const d of due) {
@@ -149,7 +156,11 @@ export function fairShareCandidates(share: ClaimShare): number {
  * of `perMerchant`, kept for merchants whose deliveries come due next. None unless some merchant is at its share:
  * only then may more be due than the first pass found.
  */
-export function takeBeyondShare<T extends { readonly id: string; readonly merchantId: MerchantId }>(due: readonly T[], share: ClaimShare, taken: readonly T[]): T[] {
+export function takeBeyondShare<T extends { readonly id: string; readonly merchantId: MerchantId }>(
+  due: readonly T[],
+  share: ClaimShare,
+  taken: readonly T[],
+): T[] {
   const held = heldWith(share, taken)
   let atShare = false
   for (const [m, n] of held) if (n >= shareOf(share, m)) atShare = true

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { Catalog } from './catalog.js'
 import { withArticle, type FieldError } from './errors.js'
-import { validateCreateRequest, type CreateInvoiceInput, type RequestRules, type ValidCreateRequest } from './invoice-request.js'
+import {
+  validateCreateRequest,
+  type CreateInvoiceInput,
+  type RequestRules,
+  type ValidCreateRequest,
+} from './invoice-request.js'
 
 const CATALOG: Catalog = {
   currencies: ['RUB', 'USD', 'EUR', 'JPY', 'BHD'],
@@ -168,7 +173,9 @@ describe('validateCreateRequest — amount bounds per service (API.md B8)', () =
   })
 
   it('when sbp has bounds 10..600000, then 9.99 and 600000.01 are refused and the bounds themselves accepted', () => {
-    expect(refusedOn('amount', { amount: '9.99', service: 'sbp' })).toBe('must be between 10.00 and 600000.00 RUB for service sbp')
+    expect(refusedOn('amount', { amount: '9.99', service: 'sbp' })).toBe(
+      'must be between 10.00 and 600000.00 RUB for service sbp',
+    )
     refusedOn('amount', { amount: '600000.01', service: 'sbp' })
     expect(accepted({ amount: '10', service: 'sbp' }).amount).toBe(1000)
     expect(accepted({ amount: 600000, service: 'sbp' }).amount).toBe(60_000_000)
@@ -177,7 +184,9 @@ describe('validateCreateRequest — amount bounds per service (API.md B8)', () =
   it('when the bounds are applied to a currency without decimals, then they are in whole units of it', () => {
     expect(accepted({ amount: 1, currency: 'JPY' }).amount).toBe(1)
     expect(accepted({ amount: 1_000_000, currency: 'JPY' }).amount).toBe(1_000_000)
-    expect(refusedOn('amount', { amount: 1_000_001, currency: 'JPY' })).toBe('must be between 1 and 1000000 JPY for service card')
+    expect(refusedOn('amount', { amount: 1_000_001, currency: 'JPY' })).toBe(
+      'must be between 1 and 1000000 JPY for service card',
+    )
   })
 })
 
@@ -187,7 +196,9 @@ describe('validateCreateRequest — currency', () => {
   })
 
   it('when the currency is not an ISO 4217 code, then it is refused listing the enabled ones', () => {
-    expect(refusedOn('currency', { currency: 'XYZ' })).toBe('must be one of the enabled currencies: RUB, USD, EUR, JPY, BHD')
+    expect(refusedOn('currency', { currency: 'XYZ' })).toBe(
+      'must be one of the enabled currencies: RUB, USD, EUR, JPY, BHD',
+    )
   })
 
   it('when the currency is a real code not enabled on this instance, then it is refused', () => {
@@ -234,15 +245,21 @@ describe('validateCreateRequest — comment', () => {
 
 describe('validateCreateRequest — callback_url', () => {
   it('when callback_url is https, then it is accepted', () => {
-    expect(accepted({ callbackUrl: 'https://shop.example/hooks?x=1' }).callbackUrl).toBe('https://shop.example/hooks?x=1')
+    expect(accepted({ callbackUrl: 'https://shop.example/hooks?x=1' }).callbackUrl).toBe(
+      'https://shop.example/hooks?x=1',
+    )
   })
 
   it('when callback_url is http and the operator has not allowed it, then it is refused', () => {
-    expect(refusedOn('callback_url', { callbackUrl: 'http://shop.example/hooks' })).toBe('must be an absolute https URL')
+    expect(refusedOn('callback_url', { callbackUrl: 'http://shop.example/hooks' })).toBe(
+      'must be an absolute https URL',
+    )
   })
 
   it('when callback_url is http and callbackAllowHttp is on, then it is accepted', () => {
-    expect(accepted({ callbackUrl: 'http://shop.example:3000/hooks' }, { callbackAllowHttp: true }).callbackUrl).toBe('http://shop.example:3000/hooks')
+    expect(accepted({ callbackUrl: 'http://shop.example:3000/hooks' }, { callbackAllowHttp: true }).callbackUrl).toBe(
+      'http://shop.example:3000/hooks',
+    )
   })
 
   it.each(['ftp://shop.example/h', 'javascript:alert(1)', 'file:///etc/passwd', 'mailto:a@shop.example'])(
@@ -252,9 +269,12 @@ describe('validateCreateRequest — callback_url', () => {
     },
   )
 
-  it.each(['/hooks', 'shop.example/hooks', 'not a url', '', 'https://'])('when callback_url is not absolute (%j), then it is refused', (callbackUrl) => {
-    refusedOn('callback_url', { callbackUrl })
-  })
+  it.each(['/hooks', 'shop.example/hooks', 'not a url', '', 'https://'])(
+    'when callback_url is not absolute (%j), then it is refused',
+    (callbackUrl) => {
+      refusedOn('callback_url', { callbackUrl })
+    },
+  )
 
   it.each([
     ['https://127.0.0.1/h', 'loopback'],
@@ -271,7 +291,9 @@ describe('validateCreateRequest — callback_url', () => {
     ['https://[fd00::1]/h', 'unique-local'],
     ['https://0.0.0.0/h', 'unspecified'],
   ])('when callback_url is %s, then it is refused as a %s address unless WEBHOOK_ALLOW_PRIVATE', (callbackUrl, cls) => {
-    expect(refusedOn('callback_url', { callbackUrl })).toMatch(new RegExp(`^must not point to ${withArticle(cls)} address`))
+    expect(refusedOn('callback_url', { callbackUrl })).toMatch(
+      new RegExp(`^must not point to ${withArticle(cls)} address`),
+    )
     expect(accepted({ callbackUrl }, { webhookAllowPrivate: true }).callbackUrl).toBe(callbackUrl)
   })
 
@@ -287,15 +309,20 @@ describe('validateCreateRequest — callback_url', () => {
   it('when callback_url is 2048 characters, then it is accepted; at 2049 it is refused', () => {
     const prefix = 'https://shop.example/'
     expect(accepted({ callbackUrl: prefix + 'a'.repeat(2048 - prefix.length) }).callbackUrl).toHaveLength(2048)
-    expect(refusedOn('callback_url', { callbackUrl: prefix + 'a'.repeat(2049 - prefix.length) })).toBe('must be at most 2048 characters')
+    expect(refusedOn('callback_url', { callbackUrl: prefix + 'a'.repeat(2049 - prefix.length) })).toBe(
+      'must be at most 2048 characters',
+    )
   })
 })
 
 describe('validateCreateRequest — success_url and fail_url', () => {
-  it.each(['successUrl', 'failUrl'] as const)('when %s is http or https, then it is accepted without any operator switch', (key) => {
-    expect(accepted({ [key]: 'http://shop.example/back' })[key]).toBe('http://shop.example/back')
-    expect(accepted({ [key]: 'https://shop.example/back' })[key]).toBe('https://shop.example/back')
-  })
+  it.each(['successUrl', 'failUrl'] as const)(
+    'when %s is http or https, then it is accepted without any operator switch',
+    (key) => {
+      expect(accepted({ [key]: 'http://shop.example/back' })[key]).toBe('http://shop.example/back')
+      expect(accepted({ [key]: 'https://shop.example/back' })[key]).toBe('https://shop.example/back')
+    },
+  )
 
   it.each([
     ['successUrl', 'success_url'],
@@ -312,7 +339,9 @@ describe('validateCreateRequest — success_url and fail_url', () => {
   ] as const)('when %s is longer than 2048 characters, then it is refused on %s', (key, field) => {
     const prefix = 'https://shop.example/'
     accepted({ [key]: prefix + 'a'.repeat(2048 - prefix.length) })
-    expect(refusedOn(field, { [key]: prefix + 'a'.repeat(2049 - prefix.length) })).toBe('must be at most 2048 characters')
+    expect(refusedOn(field, { [key]: prefix + 'a'.repeat(2049 - prefix.length) })).toBe(
+      'must be at most 2048 characters',
+    )
   })
 })
 

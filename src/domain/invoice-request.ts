@@ -65,16 +65,19 @@ export function validateCreateRequest(
   const orderIdLength = [...input.orderId].length
   if (orderIdLength === 0 || orderIdLength > 128) fail('order_id', 'must be 1 to 128 characters')
   else if (CONTROL.test(input.orderId)) fail('order_id', 'must not contain control characters')
-  else if (LONE_SURROGATE.test(input.orderId)) fail('order_id', 'must be Unicode text: it holds half of a surrogate pair')
+  else if (LONE_SURROGATE.test(input.orderId))
+    fail('order_id', 'must be Unicode text: it holds half of a surrogate pair')
 
   const currency = /^[A-Za-z]{3}$/.test(input.currency) ? input.currency.toUpperCase() : ''
   const exponent = enabledExponent(rules.catalog, currency)
-  if (exponent === undefined) fail('currency', `must be one of the enabled currencies: ${rules.catalog.currencies.join(', ')}`)
+  if (exponent === undefined)
+    fail('currency', `must be one of the enabled currencies: ${rules.catalog.currencies.join(', ')}`)
 
   const serviceName = input.service ?? rules.defaultService
   const service = findService(rules.catalog, serviceName)
   if (service === undefined) {
-    const which = input.service === undefined ? `the merchant's default service "${serviceName}" is not available; ` : ''
+    const which =
+      input.service === undefined ? `the merchant's default service "${serviceName}" is not available; ` : ''
     fail('service', `${which}must be one of: ${rules.catalog.services.map((s) => s.name).join(', ')}`)
   } else if (exponent !== undefined && !supportsCurrency(service, currency)) {
     fail('currency', `${currency} is not supported by service ${service.name}`)
@@ -89,11 +92,13 @@ export function validateCreateRequest(
   } else if (exponent === undefined) {
     // the currency is wrong, but a malformed amount is still worth reporting in the same answer
     const shape = parseAmount(text, 20)
-    if (!shape.ok && shape.reason === 'format') fail('amount', 'must be a positive decimal number such as 100 or "100.50" (no sign, spaces or exponent)')
+    if (!shape.ok && shape.reason === 'format')
+      fail('amount', 'must be a positive decimal number such as 100 or "100.50" (no sign, spaces or exponent)')
   } else {
     const parsed = parseAmount(text, exponent)
     if (!parsed.ok) {
-      if (parsed.reason === 'too_many_decimals') fail('amount', `must have at most ${exponent} decimal places for ${currency}`)
+      if (parsed.reason === 'too_many_decimals')
+        fail('amount', `must have at most ${exponent} decimal places for ${currency}`)
       else if (parsed.reason === 'too_large') fail('amount', 'is too large')
       else fail('amount', 'must be a positive decimal number such as 100 or "100.50" (no sign, spaces or exponent)')
     } else if (parsed.minor <= 0) {
@@ -101,7 +106,10 @@ export function validateCreateRequest(
     } else if (service !== undefined) {
       const { min, max } = amountBounds(service, exponent)
       if (parsed.minor < min || parsed.minor > max) {
-        fail('amount', `must be between ${formatAmount(min, exponent)} and ${formatAmount(max, exponent)} ${currency} for service ${service.name}`)
+        fail(
+          'amount',
+          `must be between ${formatAmount(min, exponent)} and ${formatAmount(max, exponent)} ${currency} for service ${service.name}`,
+        )
       } else {
         amount = parsed.minor
       }
@@ -110,10 +118,18 @@ export function validateCreateRequest(
 
   // U+0000 is no text: PostgreSQL cannot store it, and no shop means it.
   if (input.comment?.includes('\u0000') === true) fail('comment', 'must not contain the NUL character')
-  else if (input.comment !== undefined && [...input.comment].length > 1024) fail('comment', 'must be at most 1024 characters')
-  else if (input.comment !== undefined && LONE_SURROGATE.test(input.comment)) fail('comment', 'must be Unicode text: it holds half of a surrogate pair')
+  else if (input.comment !== undefined && [...input.comment].length > 1024)
+    fail('comment', 'must be at most 1024 characters')
+  else if (input.comment !== undefined && LONE_SURROGATE.test(input.comment))
+    fail('comment', 'must be Unicode text: it holds half of a surrogate pair')
 
-  const callbackUrl = checkUrl('callback_url', input.callbackUrl, rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'], fail, !rules.webhookAllowPrivate)
+  const callbackUrl = checkUrl(
+    'callback_url',
+    input.callbackUrl,
+    rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'],
+    fail,
+    !rules.webhookAllowPrivate,
+  )
   const successUrl = checkUrl('success_url', input.successUrl, ['https:', 'http:'], fail)
   const failUrl = checkUrl('fail_url', input.failUrl, ['https:', 'http:'], fail)
 
@@ -153,7 +169,13 @@ export interface CallbackUrlRules {
  */
 export function callbackUrlProblem(value: string, rules: CallbackUrlRules): string | undefined {
   let problem: string | undefined
-  checkUrl('url', value, rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'], (_f, message) => (problem ??= message), !rules.webhookAllowPrivate)
+  checkUrl(
+    'url',
+    value,
+    rules.callbackAllowHttp ? ['https:', 'http:'] : ['https:'],
+    (_f, message) => (problem ??= message),
+    !rules.webhookAllowPrivate,
+  )
   return problem
 }
 

@@ -152,7 +152,12 @@ describe('transition: what each target records', () => {
   })
 
   it('when an invoice is paid with a credited amount, then that amount is recorded', () => {
-    const r = transition(invoice('pending'), { to: 'paid', now: BEFORE_EXPIRY, eventId: EVENT_ID, credited: asMinor(9799) })
+    const r = transition(invoice('pending'), {
+      to: 'paid',
+      now: BEFORE_EXPIRY,
+      eventId: EVENT_ID,
+      credited: asMinor(9799),
+    })
     expect(r.ok && r.invoice.credited).toBe(9799)
   })
 
@@ -175,12 +180,21 @@ describe('transition: what each target records', () => {
     expect(r.ok && r.event.type).toBe('invoice.failed')
   })
 
-  it.each(['failed', 'expired'] as const)('when a pending invoice becomes %s, then paidAt, heldAt and credited stay null', (to) => {
-    const now = to === 'expired' ? EXPIRES : BEFORE_EXPIRY
-    const r = transition(invoice('pending'), { to, now, eventId: EVENT_ID })
-    expect(r.ok && r.invoice).toMatchObject({ status: to, paidAt: null, heldAt: null, credited: null, updatedAt: now })
-    expect(r.ok && r.event.type).toBe(`invoice.${to}`)
-  })
+  it.each(['failed', 'expired'] as const)(
+    'when a pending invoice becomes %s, then paidAt, heldAt and credited stay null',
+    (to) => {
+      const now = to === 'expired' ? EXPIRES : BEFORE_EXPIRY
+      const r = transition(invoice('pending'), { to, now, eventId: EVENT_ID })
+      expect(r.ok && r.invoice).toMatchObject({
+        status: to,
+        paidAt: null,
+        heldAt: null,
+        credited: null,
+        updatedAt: now,
+      })
+      expect(r.ok && r.event.type).toBe(`invoice.${to}`)
+    },
+  )
 })
 
 describe('readStatus (API.md B4)', () => {
@@ -197,11 +211,14 @@ describe('readStatus (API.md B4)', () => {
     expect(readStatus(invoice('pending'), AFTER_EXPIRY)).toBe('expired')
   })
 
-  it.each(['hold', 'paid', 'failed', 'expired'] as const)('when a %s invoice is read before or after expiresAt, then its status is unchanged', (status) => {
-    expect(readStatus(invoice(status), BEFORE_EXPIRY)).toBe(status)
-    expect(readStatus(invoice(status), EXPIRES)).toBe(status)
-    expect(readStatus(invoice(status), AFTER_EXPIRY)).toBe(status)
-  })
+  it.each(['hold', 'paid', 'failed', 'expired'] as const)(
+    'when a %s invoice is read before or after expiresAt, then its status is unchanged',
+    (status) => {
+      expect(readStatus(invoice(status), BEFORE_EXPIRY)).toBe(status)
+      expect(readStatus(invoice(status), EXPIRES)).toBe(status)
+      expect(readStatus(invoice(status), AFTER_EXPIRY)).toBe(status)
+    },
+  )
 
   it('when any status is read at any time, then only a pending invoice at or past expiry changes (property)', () => {
     fc.assert(
@@ -218,7 +235,11 @@ describe('readStatus (API.md B4)', () => {
 describe('transition of a pending invoice already past expiry', () => {
   it.each([EXPIRES, AFTER_EXPIRY])('when it is at or past expiry (%s), then it can only become expired', (now) => {
     for (const to of ['hold', 'paid', 'failed'] as const) {
-      expect(transition(invoice('pending'), { to, now, eventId: EVENT_ID })).toEqual({ ok: false, code: 'invalid_transition', from: 'expired' })
+      expect(transition(invoice('pending'), { to, now, eventId: EVENT_ID })).toEqual({
+        ok: false,
+        code: 'invalid_transition',
+        from: 'expired',
+      })
     }
     const r = transition(invoice('pending'), { to: 'expired', now, eventId: EVENT_ID })
     expect(r.ok && r.invoice.status).toBe('expired')
@@ -237,15 +258,23 @@ describe('transition of a pending invoice already past expiry', () => {
 
   it('when any invoice is asked for any target at any time, then it succeeds exactly as B5 applied to the read status (property)', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...STATUSES), fc.constantFrom(...TARGETS), fc.integer({ min: -1e10, max: 1e10 }), (status, to, offset) => {
-        const now = new Date(EXPIRES.getTime() + offset)
-        const read = status === 'pending' && offset >= 0 ? 'expired' : status
-        // past expiry a pending invoice can only become expired; before it, it cannot expire yet
-        const allowed = to === 'expired' ? read === 'expired' && status === 'pending' : read !== 'expired' && ALLOWED[status].includes(to)
-        const r = transition(invoice(status), { to, now, eventId: EVENT_ID })
-        expect(r.ok).toBe(allowed)
-        if (!r.ok) expect(r).toEqual({ ok: false, code: 'invalid_transition', from: read })
-      }),
+      fc.property(
+        fc.constantFrom(...STATUSES),
+        fc.constantFrom(...TARGETS),
+        fc.integer({ min: -1e10, max: 1e10 }),
+        (status, to, offset) => {
+          const now = new Date(EXPIRES.getTime() + offset)
+          const read = status === 'pending' && offset >= 0 ? 'expired' : status
+          // past expiry a pending invoice can only become expired; before it, it cannot expire yet
+          const allowed =
+            to === 'expired'
+              ? read === 'expired' && status === 'pending'
+              : read !== 'expired' && ALLOWED[status].includes(to)
+          const r = transition(invoice(status), { to, now, eventId: EVENT_ID })
+          expect(r.ok).toBe(allowed)
+          if (!r.ok) expect(r).toEqual({ ok: false, code: 'invalid_transition', from: read })
+        },
+      ),
       { numRuns: 1000 },
     )
   })

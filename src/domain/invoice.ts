@@ -85,7 +85,11 @@ export function readStatus(inv: Pick<Invoice, 'status' | 'expiresAt'>, now: Date
  * acquirer that holds the money. The instant the hold lapsed, when it has by `now`; else undefined (also for an
  * invoice that is not a hold).
  */
-export function holdLapsedAt(inv: Pick<Invoice, 'status' | 'heldAt'>, now: Date, holdLifetimeMs: number): Date | undefined {
+export function holdLapsedAt(
+  inv: Pick<Invoice, 'status' | 'heldAt'>,
+  now: Date,
+  holdLifetimeMs: number,
+): Date | undefined {
   if (inv.status !== 'hold' || inv.heldAt === null) return undefined
   const lapse = inv.heldAt.getTime() + holdLifetimeMs
   return now.getTime() >= lapse ? new Date(lapse) : undefined

@@ -47,12 +47,26 @@ describe('parseAmount', () => {
     expect(parseAmount('1.00001', 4)).toEqual({ ok: false, reason: 'too_many_decimals' })
   })
 
-  it.each(['1e21', '1e3', '-1', ' 1', '1 ', '1.', '.5', '+1', '0x10', '', '1,00', '1.2.3', 'NaN', 'Infinity', '１', '1_000'])(
-    'when the text is "%s", then it is refused as a format error',
-    (text) => {
-      for (let e = 0; e <= 4; e++) expect(parseAmount(text, e)).toEqual({ ok: false, reason: 'format' })
-    },
-  )
+  it.each([
+    '1e21',
+    '1e3',
+    '-1',
+    ' 1',
+    '1 ',
+    '1.',
+    '.5',
+    '+1',
+    '0x10',
+    '',
+    '1,00',
+    '1.2.3',
+    'NaN',
+    'Infinity',
+    '１',
+    '1_000',
+  ])('when the text is "%s", then it is refused as a format error', (text) => {
+    for (let e = 0; e <= 4; e++) expect(parseAmount(text, e)).toEqual({ ok: false, reason: 'format' })
+  })
 
   it('when the amount has more than 15 digits of minor units, then it is refused as too large', () => {
     expect(parseAmount(String(MAX_MINOR), 0)).toEqual({ ok: true, minor: MAX_MINOR })
@@ -141,16 +155,20 @@ describe('toMajorNumber and numberText: no floating-point drift', () => {
 
   it('when any amount up to MAX_MINOR becomes a JSON number, then it equals the formatted text, the exact quotient, and parses back', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: 0, max: 1e12 }), fc.integer({ min: MAX_MINOR - 1e12, max: MAX_MINOR })), exponentArb, (minor, exponent) => {
-        const major = toMajorNumber(m(minor), exponent)
-        expect(major).toBe(Number(formatAmount(m(minor), exponent)))
-        // both operands are exact doubles, so IEEE division gives the double nearest the exact decimal
-        expect(major).toBe(minor / 10 ** exponent)
-        expect(parseAmount(String(major), exponent)).toEqual({ ok: true, minor })
-        const text = numberText(major)
-        expect(text).toBeDefined()
-        expect(parseAmount(text ?? '', exponent)).toEqual({ ok: true, minor })
-      }),
+      fc.property(
+        fc.oneof(fc.integer({ min: 0, max: 1e12 }), fc.integer({ min: MAX_MINOR - 1e12, max: MAX_MINOR })),
+        exponentArb,
+        (minor, exponent) => {
+          const major = toMajorNumber(m(minor), exponent)
+          expect(major).toBe(Number(formatAmount(m(minor), exponent)))
+          // both operands are exact doubles, so IEEE division gives the double nearest the exact decimal
+          expect(major).toBe(minor / 10 ** exponent)
+          expect(parseAmount(String(major), exponent)).toEqual({ ok: true, minor })
+          const text = numberText(major)
+          expect(text).toBeDefined()
+          expect(parseAmount(text ?? '', exponent)).toEqual({ ok: true, minor })
+        },
+      ),
       RUNS,
     )
   })
@@ -187,9 +205,12 @@ describe('limitToMinor', () => {
     ['0.001', 2, 'floor', 0],
     ['10', 3, 'floor', 10000],
     ['600000', 4, 'floor', 6000000000],
-  ] as const)('when the limit "%s" is converted at exponent %i rounding %s, then it is %i', (text, exponent, round, minor) => {
-    expect(limitToMinor(text, exponent, round)).toBe(minor)
-  })
+  ] as const)(
+    'when the limit "%s" is converted at exponent %i rounding %s, then it is %i',
+    (text, exponent, round, minor) => {
+      expect(limitToMinor(text, exponent, round)).toBe(minor)
+    },
+  )
 
   it('when the limit is not a plain decimal, then it throws', () => {
     expect(() => limitToMinor('abc', 2, 'ceil')).toThrow(RangeError)
@@ -315,12 +336,18 @@ describe('computeFee', () => {
 
   it('when any percent and fixed fee is applied to any amount, then the fee is between 0 and the amount (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1e13 }), exponentArb, percentArb, fixedArb, (amount, exponent, percent, fixed) => {
-        const f = computeFee(m(amount), exponent, { percent, fixed })
-        expect(Number.isSafeInteger(f)).toBe(true)
-        expect(f).toBeGreaterThanOrEqual(0)
-        expect(f).toBeLessThanOrEqual(amount)
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1e13 }),
+        exponentArb,
+        percentArb,
+        fixedArb,
+        (amount, exponent, percent, fixed) => {
+          const f = computeFee(m(amount), exponent, { percent, fixed })
+          expect(Number.isSafeInteger(f)).toBe(true)
+          expect(f).toBeGreaterThanOrEqual(0)
+          expect(f).toBeLessThanOrEqual(amount)
+        },
+      ),
       RUNS,
     )
   })
@@ -342,11 +369,17 @@ describe('computeFee', () => {
 
   it('when the amount grows, then a percent-only fee never shrinks (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1e12 }), fc.integer({ min: 0, max: 1e6 }), exponentArb, percentArb, (a, d, exponent, percent) => {
-        const fee1 = computeFee(m(a), exponent, { percent, fixed: '0' })
-        const fee2 = computeFee(m(a + d), exponent, { percent, fixed: '0' })
-        expect(fee2).toBeGreaterThanOrEqual(fee1)
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1e12 }),
+        fc.integer({ min: 0, max: 1e6 }),
+        exponentArb,
+        percentArb,
+        (a, d, exponent, percent) => {
+          const fee1 = computeFee(m(a), exponent, { percent, fixed: '0' })
+          const fee2 = computeFee(m(a + d), exponent, { percent, fixed: '0' })
+          expect(fee2).toBeGreaterThanOrEqual(fee1)
+        },
+      ),
       RUNS,
     )
   })

@@ -20,7 +20,10 @@ export type ParseFailure = 'format' | 'too_many_decimals' | 'too_large'
  * Parses `^[0-9]+(\.[0-9]+)?$` into minor units of a currency with `exponent` decimals.
  * Trailing zeros past the exponent are still refused ("100.500" for RUB): API.md B2.
  */
-export function parseAmount(text: string, exponent: number): { ok: true; minor: Minor } | { ok: false; reason: ParseFailure } {
+export function parseAmount(
+  text: string,
+  exponent: number,
+): { ok: true; minor: Minor } | { ok: false; reason: ParseFailure } {
   const m = DECIMAL.exec(text)
   if (m === null) return { ok: false, reason: 'format' }
   const whole = m[1] ?? ''

@@ -19,12 +19,21 @@ describe('parseIpv4: every spelling inet_aton and the WHATWG URL parser accept',
     expect(parseIpv4(text)).toBe(value)
   })
 
-  it.each(['256.0.0.1', '1.2.3.4.5', '4294967296', '1.16777216', 'shop.example', '1.2.3.x', '08.0.0.1', '', '1..2', '-1.0.0.0', ' 1.2.3.4'])(
-    'when the text is %j, then it is not an IPv4 address',
-    (text) => {
-      expect(parseIpv4(text)).toBeUndefined()
-    },
-  )
+  it.each([
+    '256.0.0.1',
+    '1.2.3.4.5',
+    '4294967296',
+    '1.16777216',
+    'shop.example',
+    '1.2.3.x',
+    '08.0.0.1',
+    '',
+    '1..2',
+    '-1.0.0.0',
+    ' 1.2.3.4',
+  ])('when the text is %j, then it is not an IPv4 address', (text) => {
+    expect(parseIpv4(text)).toBeUndefined()
+  })
 })
 
 describe('parseIpv6', () => {
@@ -40,12 +49,19 @@ describe('parseIpv6', () => {
     expect(parseIpv6(text)).toEqual(groups)
   })
 
-  it.each(['1:2:3:4:5:6:7', '1::2::3', '12345::', '1:2:3:4:5:6:7:8:9', '::ffff:256.0.0.1', '::1.2.3', '127.0.0.1', 'g::1', '1:2:3:4:5:6:7::8'])(
-    'when the text is %j, then it is not an IPv6 address',
-    (text) => {
-      expect(parseIpv6(text)).toBeUndefined()
-    },
-  )
+  it.each([
+    '1:2:3:4:5:6:7',
+    '1::2::3',
+    '12345::',
+    '1:2:3:4:5:6:7:8:9',
+    '::ffff:256.0.0.1',
+    '::1.2.3',
+    '127.0.0.1',
+    'g::1',
+    '1:2:3:4:5:6:7::8',
+  ])('when the text is %j, then it is not an IPv6 address', (text) => {
+    expect(parseIpv6(text)).toBeUndefined()
+  })
 })
 
 describe('classifyIp (API.md B6: only public addresses receive webhooks)', () => {
@@ -96,12 +112,24 @@ describe('classifyIp (API.md B6: only public addresses receive webhooks)', () =>
     expect(classifyIp(ip)).toBe(cls)
   })
 
-  it.each(['1.1.1.1', '8.8.8.8', '93.184.216.34', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '192.169.0.1', '223.255.255.255', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2606:4700:4700::1111', '2a00:1450:4001:82b::200e'])(
-    'when the address is %s, then it is public',
-    (ip) => {
-      expect(classifyIp(ip)).toBe('public')
-    },
-  )
+  it.each([
+    '1.1.1.1',
+    '8.8.8.8',
+    '93.184.216.34',
+    '100.63.255.255',
+    '100.128.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '192.169.0.1',
+    '223.255.255.255',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:82b::200e',
+  ])('when the address is %s, then it is public', (ip) => {
+    expect(classifyIp(ip)).toBe('public')
+  })
 
   it('when the text is a name, then it is not classified', () => {
     expect(classifyIp('shop.example')).toBeUndefined()
@@ -119,7 +147,10 @@ describe('classifyHost', () => {
     expect(classifyHost(host)).toBe(cls)
   })
 
-  it.each(['shop.example', 'localhost.shop.example', 'mylocalhost'])('when the host is the name %s, then only DNS can tell', (host) => {
-    expect(classifyHost(host)).toBeUndefined()
-  })
+  it.each(['shop.example', 'localhost.shop.example', 'mylocalhost'])(
+    'when the host is the name %s, then only DNS can tell',
+    (host) => {
+      expect(classifyHost(host)).toBeUndefined()
+    },
+  )
 })

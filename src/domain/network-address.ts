@@ -47,7 +47,7 @@ const V4_RANGES: readonly Range[] = [
 function inV4Range(addr: number, base: number, prefix: number): boolean {
   if (prefix === 0) return true
   const mask = prefix === 32 ? 0xffffffff : (0xffffffff << (32 - prefix)) >>> 0
-  return ((addr & mask) >>> 0) === ((base & mask) >>> 0)
+  return (addr & mask) >>> 0 === (base & mask) >>> 0
 }
 
 export function classifyIpv4(addr: number): AddressClass {

@@ -18,7 +18,9 @@ import { DeliveryAttemptSchema, DeliveryListResponse, DeliverySchema, TestWebhoo
 export type BuildAppDeps = Omit<HttpDeps, 'metrics'>
 
 /** TRUST_PROXY as Fastify takes it: a hop count trusts that many nearest hops of X-Forwarded-For. */
-function trustedProxies(trust: HttpOptions['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+function trustedProxies(
+  trust: HttpOptions['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (trust === undefined || trust === false) return false
   if (typeof trust === 'number') return (_address, hop) => hop < trust
   return [...trust]
@@ -42,7 +44,11 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     // own) is not enforced (measured: the stalled body kept its connection).
     requestTimeout: requestTimeout.ms,
     // requireHostHeader: a request without Host is refused by problem-json.ts, as a B7 problem, not by node
-    http: { requestTimeout: requestTimeout.ms, connectionsCheckingInterval: requestTimeout.checkEveryMs, requireHostHeader: false },
+    http: {
+      requestTimeout: requestTimeout.ms,
+      connectionsCheckingInterval: requestTimeout.checkEveryMs,
+      requireHostHeader: false,
+    },
     requestIdHeader: false,
     // the client address the per-address limits count (B8): behind a proxy, from its X-Forwarded-For (TRUST_PROXY)
     trustProxy: trustedProxies(opts.trustProxy),

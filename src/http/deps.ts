@@ -21,7 +21,10 @@ export interface InvoiceUseCases {
   create(merchant: Merchant, input: CreateInvoiceInput): Promise<CreateInvoiceResult>
   getInfo(merchant: Merchant, query: GetInfoQuery): Promise<Invoice>
   get(merchant: Merchant, id: string): Promise<Invoice>
-  list(merchant: Merchant, query: ListInvoicesQuery): Promise<{ invoices: Invoice[]; nextCursor: string | null; asOf: Date }>
+  list(
+    merchant: Merchant,
+    query: ListInvoicesQuery,
+  ): Promise<{ invoices: Invoice[]; nextCursor: string | null; asOf: Date }>
   findPublic(id: InvoiceId): Promise<Invoice | undefined>
   capture(merchant: Merchant, id: string): Promise<Invoice>
   cancel(merchant: Merchant, id: string): Promise<Invoice>
@@ -36,7 +39,10 @@ export interface PaymentUseCases {
 
 /** The merchant's webhook endpoints (API.md C). */
 export interface WebhookUseCases {
-  listDeliveries(merchant: Merchant, query: ListDeliveriesQuery): Promise<{ deliveries: DeliveryWithAttempts[]; nextCursor: string | null }>
+  listDeliveries(
+    merchant: Merchant,
+    query: ListDeliveriesQuery,
+  ): Promise<{ deliveries: DeliveryWithAttempts[]; nextCursor: string | null }>
   redeliver(merchant: Merchant, id: string): Promise<DeliveryWithAttempts>
   sendTest(merchant: Merchant, url: string): Promise<TestWebhookResult>
 }
@@ -76,4 +82,3 @@ export interface HttpDeps {
   readonly qrDataUri: (text: string) => string
   readonly metrics: HttpMetrics
 }
-

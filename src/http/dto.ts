@@ -20,7 +20,12 @@ export function invoiceToWire(inv: Invoice, now: Date): InvoiceWire {
   return invoiceView(inv, now)
 }
 
-export function createResponseToWire(inv: Invoice, isNew: boolean, publicUrl: string, qrImage: string): CreateResponseWire {
+export function createResponseToWire(
+  inv: Invoice,
+  isNew: boolean,
+  publicUrl: string,
+  qrImage: string,
+): CreateResponseWire {
   return {
     order_id: inv.id,
     pay_url: inv.payUrl,
@@ -52,7 +57,12 @@ export function deliveryToWire(d: DeliveryWithAttempts): DeliveryWire {
     type: d.type,
     url: d.url,
     status: d.status,
-    attempts: d.attempts.map((a) => ({ at: a.at.toISOString(), status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error })),
+    attempts: d.attempts.map((a) => ({
+      at: a.at.toISOString(),
+      status_code: a.statusCode,
+      latency_ms: a.latencyMs,
+      error: a.error,
+    })),
     next_attempt_at: d.nextAttemptAt === null ? null : d.nextAttemptAt.toISOString(),
     created_at: d.createdAt.toISOString(),
   }

@@ -66,7 +66,10 @@ describe('qrPng', () => {
 
   it('when decoded, then every pixel is its module: dark exactly where the QR matrix is, light in the quiet zone', () => {
     for (const text of [PAY_URL, LONG_URL]) {
-      const matrix = QRCode.create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M', maskPattern: 0 }).modules
+      const matrix = QRCode.create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], {
+        errorCorrectionLevel: 'M',
+        maskPattern: 0,
+      }).modules
       const image = PNG.sync.read(qrPng(text))
       let wrong = 0
       for (let y = 0; y < image.height; y++) {

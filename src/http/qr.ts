@@ -78,12 +78,7 @@ function encodePng(modules: BitMatrix): Buffer {
   ihdr[8] = 1 // bit depth
   ihdr[9] = 0 // colour type: grayscale
   // bytes 10-12: compression 0 (deflate), filter method 0, interlace 0 (none) — already zero
-  return Buffer.concat([
-    PNG_SIGNATURE,
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw, DEFLATE_OPTIONS)),
-    IEND,
-  ])
+  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, DEFLATE_OPTIONS)), IEND])
 }
 
 interface ColumnMasks {

@@ -1,6 +1,13 @@
 import type { Invoice, InvoiceEvent, Status } from '../domain/invoice.js'
 import type { ApiKeyId, DeliveryId, InvoiceId, MerchantId } from '../domain/ids.js'
-import type { ClaimedDelivery, ClaimShare, Delivery, DeliveryAttempt, DeliveryStatus, DeliveryWithAttempts } from '../domain/delivery.js'
+import type {
+  ClaimedDelivery,
+  ClaimShare,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryStatus,
+  DeliveryWithAttempts,
+} from '../domain/delivery.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../domain/merchant.js'
 
 /** A page position for newest-first listings: the last row's (createdAt, id). */

@@ -21,7 +21,10 @@ export interface Sweeper {
  * Each sweep is a cheap indexed query when nothing is due; a full batch is followed at once by the next one.
  * Restart-safe: the state is the database, and every move is a compare-and-set.
  */
-export function startSweeper(sweeps: readonly Sweep[], opts: { intervalMs: number; log: WorkerLog; batch: number }): Sweeper {
+export function startSweeper(
+  sweeps: readonly Sweep[],
+  opts: { intervalMs: number; log: WorkerLog; batch: number },
+): Sweeper {
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
   let stopped = false

@@ -3,9 +3,24 @@ import type { CycleInput, SendOutcome } from '../app/dispatch-webhooks.js'
 import type { ClaimedDelivery } from '../domain/delivery.js'
 import { startWebhookDispatcher, wakeSlot, type DispatcherLog } from './webhook-dispatcher.js'
 
-const quiet: DispatcherLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined }
+const quiet: DispatcherLog = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+}
 const claimOf = (n: number): ClaimedDelivery =>
-  ({ id: `d${n}`, eventId: `e${n}`, invoiceId: `i${n}`, merchantId: 'm', url: 'https://shop.test/h', type: 'invoice.paid', attemptCount: 0, leaseUntil: new Date(0), payload: '{}' }) as ClaimedDelivery
+  ({
+    id: `d${n}`,
+    eventId: `e${n}`,
+    invoiceId: `i${n}`,
+    merchantId: 'm',
+    url: 'https://shop.test/h',
+    type: 'invoice.paid',
+    attemptCount: 0,
+    leaseUntil: new Date(0),
+    payload: '{}',
+  }) as ClaimedDelivery
 const tick = () => new Promise((r) => setTimeout(r, 5))
 
 /** A queue of due deliveries behind the cycle port, and a send that finishes when the test says so. */
@@ -44,7 +59,12 @@ function harness(due: number, concurrency: number) {
     resolve?.({
       kind: 'finished',
       finished: answered
-        ? { claim: claimOf(Number(id.slice(1))), attempt: { id: `a${id}`, at: new Date(), statusCode: 200, latencyMs: 1, error: null }, result: 'success', step: { status: 'succeeded', nextAttemptAt: null } }
+        ? {
+            claim: claimOf(Number(id.slice(1))),
+            attempt: { id: `a${id}`, at: new Date(), statusCode: 200, latencyMs: 1, error: null },
+            result: 'success',
+            step: { status: 'succeeded', nextAttemptAt: null },
+          }
         : {
             claim: claimOf(Number(id.slice(1))),
             attempt: { id: `a${id}`, at: new Date(), statusCode: null, latencyMs: 15_000, error: 'timeout' },
@@ -77,15 +97,33 @@ describe('the webhook dispatcher loop', () => {
   it('when deliveries are in flight, then each claim carries the free slots, the merchant share and the unproven share (a quarter), what each merchant has in flight and who answers', async () => {
     const h = harness(3, 8)
     await tick()
-    expect(h.cycles[0]!.share).toEqual({ limit: 8, perMerchant: 8, perUnproven: 2, inFlight: new Map(), answering: new Set() })
+    expect(h.cycles[0]!.share).toEqual({
+      limit: 8,
+      perMerchant: 8,
+      perUnproven: 2,
+      inFlight: new Map(),
+      answering: new Set(),
+    })
     h.finish('d0')
     await tick()
     // d0 succeeded: its merchant answers
-    expect(h.cycles.at(-1)!.share).toEqual({ limit: 6, perMerchant: 8, perUnproven: 2, inFlight: new Map([['m', 2]]), answering: new Set(['m']) })
+    expect(h.cycles.at(-1)!.share).toEqual({
+      limit: 6,
+      perMerchant: 8,
+      perUnproven: 2,
+      inFlight: new Map([['m', 2]]),
+      answering: new Set(['m']),
+    })
     h.finish('d1', false)
     await tick()
     // d1 timed out: it no longer does
-    expect(h.cycles.at(-1)!.share).toEqual({ limit: 7, perMerchant: 8, perUnproven: 2, inFlight: new Map([['m', 1]]), answering: new Set() })
+    expect(h.cycles.at(-1)!.share).toEqual({
+      limit: 7,
+      perMerchant: 8,
+      perUnproven: 2,
+      inFlight: new Map([['m', 1]]),
+      answering: new Set(),
+    })
     for (const id of [...h.pending.keys()]) h.finish(id)
     await h.d.stop(1000)
   })
@@ -165,11 +203,27 @@ describe('the webhook dispatcher loop', () => {
       async send(claim): Promise<SendOutcome> {
         const at = new Date()
         if (claim.attemptCount > 0) {
-          return { kind: 'finished', finished: { claim, attempt: { id: `a${claim.id}2`, at, statusCode: 200, latencyMs: 1, error: null }, result: 'success', step: { status: 'succeeded', nextAttemptAt: null } } }
+          return {
+            kind: 'finished',
+            finished: {
+              claim,
+              attempt: { id: `a${claim.id}2`, at, statusCode: 200, latencyMs: 1, error: null },
+              result: 'success',
+              step: { status: 'succeeded', nextAttemptAt: null },
+            },
+          }
         }
         const nextAttemptAt = new Date(at.getTime() + delays[claim.id]!)
         due.set(claim.id, nextAttemptAt.getTime())
-        return { kind: 'finished', finished: { claim, attempt: { id: `a${claim.id}`, at, statusCode: 500, latencyMs: 1, error: null }, result: 'http_error', step: { status: 'pending', nextAttemptAt } } }
+        return {
+          kind: 'finished',
+          finished: {
+            claim,
+            attempt: { id: `a${claim.id}`, at, statusCode: 500, latencyMs: 1, error: null },
+            result: 'http_error',
+            step: { status: 'pending', nextAttemptAt },
+          },
+        }
       },
       subscribe: () => () => undefined,
       now: () => new Date(),
@@ -188,7 +242,7 @@ describe('the webhook dispatcher loop', () => {
     }
   })
 
-  it('when a cycle says when the next delivery comes due (pending from before a restart, or another instance\'s), then a cycle runs then, not at the next poll', async () => {
+  it("when a cycle says when the next delivery comes due (pending from before a restart, or another instance's), then a cycle runs then, not at the next poll", async () => {
     const dueAt = Date.now() + 400
     let claimedAt: number | undefined
     const d = startWebhookDispatcher({
@@ -198,10 +252,22 @@ describe('the webhook dispatcher loop', () => {
           claimedAt = now
           return { recorded: [], claimed: [claimOf(7)], nextDueAt: null }
         }
-        return { recorded: input.finished.map((f) => ({ ...f, settled: true })), claimed: [], nextDueAt: claimedAt === undefined ? new Date(dueAt) : null }
+        return {
+          recorded: input.finished.map((f) => ({ ...f, settled: true })),
+          claimed: [],
+          nextDueAt: claimedAt === undefined ? new Date(dueAt) : null,
+        }
       },
       send: (claim) =>
-        Promise.resolve({ kind: 'finished', finished: { claim, attempt: { id: 'a7', at: new Date(), statusCode: 200, latencyMs: 1, error: null }, result: 'success', step: { status: 'succeeded', nextAttemptAt: null } } }),
+        Promise.resolve({
+          kind: 'finished',
+          finished: {
+            claim,
+            attempt: { id: 'a7', at: new Date(), statusCode: 200, latencyMs: 1, error: null },
+            result: 'success',
+            step: { status: 'succeeded', nextAttemptAt: null },
+          },
+        }),
       subscribe: () => () => undefined,
       now: () => new Date(),
       concurrency: 4,

@@ -1,4 +1,10 @@
-import type { CycleInput, CycleOutput, FinishedAttempt, RecordedAttempt, SendOutcome } from '../app/dispatch-webhooks.js'
+import type {
+  CycleInput,
+  CycleOutput,
+  FinishedAttempt,
+  RecordedAttempt,
+  SendOutcome,
+} from '../app/dispatch-webhooks.js'
 import { unprovenShare, type ClaimedDelivery } from '../domain/delivery.js'
 import type { MerchantId } from '../domain/ids.js'
 
@@ -86,7 +92,17 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     if (finished.length === 0 && released.length === 0 && limit <= 0) return
     const byMerchant = new Map<MerchantId, number>()
     for (const { merchantId } of inFlight.values()) byMerchant.set(merchantId, (byMerchant.get(merchantId) ?? 0) + 1)
-    const input = { finished, released, share: { limit: Math.max(0, limit), perMerchant: opts.merchantConcurrency, perUnproven, inFlight: byMerchant, answering: new Set(answering) } }
+    const input = {
+      finished,
+      released,
+      share: {
+        limit: Math.max(0, limit),
+        perMerchant: opts.merchantConcurrency,
+        perUnproven,
+        inFlight: byMerchant,
+        answering: new Set(answering),
+      },
+    }
     finished = []
     released = []
     let out: Awaited<ReturnType<WebhookDispatcherOptions['cycle']>>
@@ -127,7 +143,10 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
       (err: unknown) =>
         end(() => {
           // not even an attempt (e.g. the secrets could not be read): the claim lapses and the delivery is due again
-          opts.log.error({ err, delivery_id: claim.id, event_id: claim.eventId }, 'webhook attempt failed before sending; it will be retried')
+          opts.log.error(
+            { err, delivery_id: claim.id, event_id: claim.eventId },
+            'webhook attempt failed before sending; it will be retried',
+          )
         }),
     )
     inFlight.set(claim.id, { merchantId: claim.merchantId, abort, done })
@@ -157,19 +176,37 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
   const report = (r: RecordedAttempt): void => {
     const { claim, attempt, step } = r
     // the receiver's host only: a callback_url's path or query may carry the merchant's own token
-    const ids = { delivery_id: claim.id, event_id: claim.eventId, invoice_id: claim.invoiceId, type: claim.type, host: hostOf(claim.url) }
+    const ids = {
+      delivery_id: claim.id,
+      event_id: claim.eventId,
+      invoice_id: claim.invoiceId,
+      type: claim.type,
+      host: hostOf(claim.url),
+    }
     const n = claim.attemptCount + 1
     if (!r.settled) {
-      opts.log.debug({ ...ids, status_code: attempt.statusCode }, 'webhook attempt ended after its delivery was requeued')
+      opts.log.debug(
+        { ...ids, status_code: attempt.statusCode },
+        'webhook attempt ended after its delivery was requeued',
+      )
       return
     }
     switch (step.status) {
       case 'succeeded':
-        opts.log.debug({ ...ids, attempt: n, status_code: attempt.statusCode, latency_ms: attempt.latencyMs }, 'webhook delivered')
+        opts.log.debug(
+          { ...ids, attempt: n, status_code: attempt.statusCode, latency_ms: attempt.latencyMs },
+          'webhook delivered',
+        )
         return
       case 'pending':
         opts.log.info(
-          { ...ids, attempt: n, status_code: attempt.statusCode, error: attempt.error, next_attempt_at: step.nextAttemptAt.toISOString() },
+          {
+            ...ids,
+            attempt: n,
+            status_code: attempt.statusCode,
+            error: attempt.error,
+            next_attempt_at: step.nextAttemptAt.toISOString(),
+          },
           'webhook attempt failed; will retry',
         )
         wakeFor(step.nextAttemptAt)
@@ -177,7 +214,9 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
       case 'failed':
         opts.log.warn(
           { ...ids, attempts: n, status_code: attempt.statusCode, error: attempt.error, reason: step.reason },
-          step.reason === 'gone' ? 'webhook delivery failed: the endpoint answered 410 Gone' : 'webhook delivery failed: retry schedule exhausted',
+          step.reason === 'gone'
+            ? 'webhook delivery failed: the endpoint answered 410 Gone'
+            : 'webhook delivery failed: retry schedule exhausted',
         )
         return
     }

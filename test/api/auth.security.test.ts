@@ -41,21 +41,34 @@ describe('API keys (API.md B1)', () => {
     for (const res of [
       created,
       await create(m.apiKey), // a repeat: 200
-      await t.app.inject({ url: `/api/invoice/getInfo?merchant_id=${m.id}&invoice_id=${id}`, headers: { 'x-api-key': m.apiKey } }),
+      await t.app.inject({
+        url: `/api/invoice/getInfo?merchant_id=${m.id}&invoice_id=${id}`,
+        headers: { 'x-api-key': m.apiKey },
+      }),
       await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } }),
       await t.app.inject({ url: '/api/v1/invoices', headers: { 'x-api-key': m.apiKey } }),
       await t.app.inject({ url: '/api/v1/webhooks/deliveries', headers: { 'x-api-key': m.apiKey } }),
       await t.app.inject({ url: `/api/v1/invoices/${id}` }), // 401
-      await t.app.inject({ url: '/api/v1/invoices/00000000-0000-7000-8000-000000000000', headers: { 'x-api-key': m.apiKey } }), // 404
+      await t.app.inject({
+        url: '/api/v1/invoices/00000000-0000-7000-8000-000000000000',
+        headers: { 'x-api-key': m.apiKey },
+      }), // 404
     ]) {
       expect(res.headers['cache-control'], `${res.statusCode} ${res.body.slice(0, 80)}`).toBe('no-store')
     }
     // the QR image stays cacheable: it is public and never changes
-    expect((await t.app.inject({ url: `/qr/${id}.png` })).headers['cache-control']).toBe('public, max-age=86400, immutable')
+    expect((await t.app.inject({ url: `/qr/${id}.png` })).headers['cache-control']).toBe(
+      'public, max-age=86400, immutable',
+    )
   })
 
   it('when an unknown or malformed key is sent, then 401 invalid_api_key', async () => {
-    for (const key of ['mk_' + 'A'.repeat(43), 'nonsense', m.apiKey.slice(0, -1) + (m.apiKey.endsWith('A') ? 'B' : 'A'), `${m.apiKey}x`]) {
+    for (const key of [
+      'mk_' + 'A'.repeat(43),
+      'nonsense',
+      m.apiKey.slice(0, -1) + (m.apiKey.endsWith('A') ? 'B' : 'A'),
+      `${m.apiKey}x`,
+    ]) {
       const res = await create(key)
       expect(res.statusCode).toBe(401)
       expect(res.json().code).toBe('invalid_api_key')

@@ -11,10 +11,19 @@ describe('POST /api/v1/invoices — errors', () => {
   afterEach(async () => t.close())
 
   const post = (payload: string, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: '/api/v1/invoices', payload, headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey, ...headers } })
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      payload,
+      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey, ...headers },
+    })
   const create = (body: Record<string, unknown>) => post(JSON.stringify(body))
 
-  const expectProblem = (res: { statusCode: number; headers: Record<string, unknown>; json: () => any }, status: number, code: string) => {
+  const expectProblem = (
+    res: { statusCode: number; headers: Record<string, unknown>; json: () => any },
+    status: number,
+    code: string,
+  ) => {
     expect(res.statusCode).toBe(status)
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
     const p = res.json()
@@ -24,10 +33,15 @@ describe('POST /api/v1/invoices — errors', () => {
     return p
   }
 
-  const countInvoices = async () => (await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 1000, now: t.clock.now() })).length
+  const countInvoices = async () =>
+    (await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 1000, now: t.clock.now() })).length
 
   it('when a field is unknown, then 400 validation_failed naming it and nothing is created', async () => {
-    const p = expectProblem(await create({ order_id: 'E1', amount: 1, currency: 'RUB', callbak_url: 'https://x.example' }), 400, 'validation_failed')
+    const p = expectProblem(
+      await create({ order_id: 'E1', amount: 1, currency: 'RUB', callbak_url: 'https://x.example' }),
+      400,
+      'validation_failed',
+    )
     expect(p.errors).toEqual([{ field: 'callbak_url', message: 'is not a known field' }])
     expect(p.detail).toContain('callbak_url')
     expect(await countInvoices()).toBe(0)
@@ -47,16 +61,31 @@ describe('POST /api/v1/invoices — errors', () => {
     ['spaces', { amount: ' 10', currency: 'RUB' }, 'amount', 'no sign'],
     ['a boolean', { amount: true, currency: 'RUB' }, 'amount', 'must be a number or a string'],
     // a string branch's own rule, not the number branch's "must be a number"
-    ['a 65-character decimal string', { amount: `${'0'.repeat(64)}1`, currency: 'RUB' }, 'amount', 'must be at most 64 characters'],
+    [
+      'a 65-character decimal string',
+      { amount: `${'0'.repeat(64)}1`, currency: 'RUB' },
+      'amount',
+      'must be at most 64 characters',
+    ],
     ['below the minimum', { amount: '0.99', currency: 'RUB' }, 'amount', 'between 1.00 and 1000000.00'],
     ['above the maximum', { amount: '1000000.01', currency: 'RUB' }, 'amount', 'between'],
     ['a huge number', { amount: 1e300, currency: 'RUB' }, 'amount', ''],
     ['a disabled currency', { amount: 1, currency: 'GBP' }, 'currency', 'enabled'],
     ['a non-currency', { amount: 1, currency: 'XYZ' }, 'currency', 'enabled'],
     ['an unknown service', { amount: 1, currency: 'RUB', service: 'cash' }, 'service', 'card, sbp'],
-    ['an http callback', { amount: 1, currency: 'RUB', callback_url: 'http://shop.example/h' }, 'callback_url', 'https'],
+    [
+      'an http callback',
+      { amount: 1, currency: 'RUB', callback_url: 'http://shop.example/h' },
+      'callback_url',
+      'https',
+    ],
     ['a relative callback', { amount: 1, currency: 'RUB', callback_url: '/hook' }, 'callback_url', 'absolute'],
-    ['a javascript: success_url', { amount: 1, currency: 'RUB', success_url: 'javascript:alert(1)' }, 'success_url', 'absolute'],
+    [
+      'a javascript: success_url',
+      { amount: 1, currency: 'RUB', success_url: 'javascript:alert(1)' },
+      'success_url',
+      'absolute',
+    ],
     ['a too long comment', { amount: 1, currency: 'RUB', comment: 'x'.repeat(1025) }, 'comment', '1024'],
     ['a too long order_id', { amount: 1, currency: 'RUB', order_id: 'o'.repeat(129) }, 'order_id', '128'],
     ['an empty order_id', { amount: 1, currency: 'RUB', order_id: '' }, 'order_id', ''],
@@ -65,7 +94,12 @@ describe('POST /api/v1/invoices — errors', () => {
     ['a lifetime below the bound', { amount: 1, currency: 'RUB', lifetime: 10 }, 'lifetime', '300'],
     ['a lifetime above the bound', { amount: 1, currency: 'RUB', lifetime: 2_592_001 }, 'lifetime', '2592000'],
     ['a fractional lifetime', { amount: 1, currency: 'RUB', lifetime: 400.5 }, 'lifetime', 'must be an integer'],
-    ['a too long callback_url', { amount: 1, currency: 'RUB', callback_url: `https://a.example/${'x'.repeat(2040)}` }, 'callback_url', '2048'],
+    [
+      'a too long callback_url',
+      { amount: 1, currency: 'RUB', callback_url: `https://a.example/${'x'.repeat(2040)}` },
+      'callback_url',
+      '2048',
+    ],
   ])('when the body has %s, then 400 validation_failed on that field', async (_name, fields, field, message) => {
     const p = expectProblem(await create({ order_id: 'E2', ...fields }), 400, 'validation_failed')
     const err = p.errors.find((e: { field: string }) => e.field === field)
@@ -91,19 +125,34 @@ describe('POST /api/v1/invoices — errors', () => {
     ['__proto__', '"__proto__":{"admin":true}', '__proto__'],
     ['__proto__ written with escapes', '"\\u005f_proto__":{"admin":true}', '__proto__'],
     ['constructor.prototype', '"constructor":{"prototype":{"admin":true}}', 'constructor'],
-  ])('when the body carries %s, then 400 validation_failed names it as an unknown field and nothing is created', async (_name, member, field) => {
-    const p = expectProblem(await post(`{"order_id":"P","amount":1,"currency":"RUB",${member}}`), 400, 'validation_failed')
-    expect(p.errors).toEqual([{ field, message: 'is not a known field' }])
-    expect(await countInvoices()).toBe(0)
-  })
+  ])(
+    'when the body carries %s, then 400 validation_failed names it as an unknown field and nothing is created',
+    async (_name, member, field) => {
+      const p = expectProblem(
+        await post(`{"order_id":"P","amount":1,"currency":"RUB",${member}}`),
+        400,
+        'validation_failed',
+      )
+      expect(p.errors).toEqual([{ field, message: 'is not a known field' }])
+      expect(await countInvoices()).toBe(0)
+    },
+  )
 
   it('when __proto__ sits 7,000 levels deep, then it is still a 400 naming it, never a 500', async () => {
     const depth = 7000
-    const p = expectProblem(await post(`{"order_id":"P","amount":1,"currency":"RUB","x":${'['.repeat(depth)}{"__proto__":1}${']'.repeat(depth)}}`), 400, 'validation_failed')
+    const p = expectProblem(
+      await post(
+        `{"order_id":"P","amount":1,"currency":"RUB","x":${'['.repeat(depth)}{"__proto__":1}${']'.repeat(depth)}}`,
+      ),
+      400,
+      'validation_failed',
+    )
     expect(p.errors[0].field).toBe(`x${'[0]'.repeat(depth)}.__proto__`)
     // as deep beside a numeric amount (read again for its text) or a string one: a 400, never a 500
     for (const amount of ['1', '"1.00"']) {
-      const res = await post(`{"order_id":"P","amount":${amount},"currency":"RUB","x":${'['.repeat(depth)}${']'.repeat(depth)}}`)
+      const res = await post(
+        `{"order_id":"P","amount":${amount},"currency":"RUB","x":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+      )
       expect(res.statusCode, res.body).toBe(400)
     }
     expect(await countInvoices()).toBe(0)
@@ -116,14 +165,26 @@ describe('POST /api/v1/invoices — errors', () => {
     ['an exponent', '1e2', 'without exponent'],
     ['an exponent with a fraction', '1.5E+2', 'without exponent'],
     ['a negative zero', '-0', 'without exponent'],
-  ])('when the amount is a JSON number with %s, then 400 validation_failed on amount and nothing is created', async (_name, amount, message) => {
-    const p = expectProblem(await post(`{"order_id":"N","amount":${amount},"currency":"RUB"}`), 400, 'validation_failed')
-    expect(p.errors).toEqual([{ field: 'amount', message: expect.stringContaining(message) }])
-    expect(await countInvoices()).toBe(0)
-  })
+  ])(
+    'when the amount is a JSON number with %s, then 400 validation_failed on amount and nothing is created',
+    async (_name, amount, message) => {
+      const p = expectProblem(
+        await post(`{"order_id":"N","amount":${amount},"currency":"RUB"}`),
+        400,
+        'validation_failed',
+      )
+      expect(p.errors).toEqual([{ field: 'amount', message: expect.stringContaining(message) }])
+      expect(await countInvoices()).toBe(0)
+    },
+  )
 
-  it('when a JSON number amount is written with at most the currency\'s decimals, then it is taken exactly', async () => {
-    for (const [n, written, stored] of [[1, '100.5', '100.50'], [2, '100.50', '100.50'], [3, '7', '7.00'], [4, '999999.99', '999999.99']] as const) {
+  it("when a JSON number amount is written with at most the currency's decimals, then it is taken exactly", async () => {
+    for (const [n, written, stored] of [
+      [1, '100.5', '100.50'],
+      [2, '100.50', '100.50'],
+      [3, '7', '7.00'],
+      [4, '999999.99', '999999.99'],
+    ] as const) {
       const res = await post(`{"order_id":"OK-${n}","amount":${written},"currency":"RUB"}`)
       expect(res.statusCode, res.body).toBe(201)
       expect(res.json().amount).toBe(stored)
@@ -143,16 +204,33 @@ describe('POST /api/v1/invoices — errors', () => {
   })
 
   it('when the body is not valid UTF-8, then 400 invalid_json and nothing is created', async () => {
-    const body = Buffer.concat([Buffer.from('{"order_id":"caf'), Buffer.from([0xe9]), Buffer.from('","amount":"5.00","currency":"RUB"}')])
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', payload: body, headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    const body = Buffer.concat([
+      Buffer.from('{"order_id":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('","amount":"5.00","currency":"RUB"}'),
+    ])
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      payload: body,
+      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+    })
     expect(expectProblem(res, 400, 'invalid_json').detail).toBe('the body is not valid UTF-8')
     expect(await countInvoices()).toBe(0)
   })
 
   it('when order_id or comment holds half of a surrogate pair, then 400 validation_failed on it and nothing is created', async () => {
-    const oid = expectProblem(await post('{"order_id":"X\\ud800","amount":"5.00","currency":"RUB"}'), 400, 'validation_failed')
+    const oid = expectProblem(
+      await post('{"order_id":"X\\ud800","amount":"5.00","currency":"RUB"}'),
+      400,
+      'validation_failed',
+    )
     expect(oid.errors).toEqual([{ field: 'order_id', message: expect.stringContaining('surrogate') }])
-    const comment = expectProblem(await post('{"order_id":"X","amount":"5.00","currency":"RUB","comment":"a\\udfffb"}'), 400, 'validation_failed')
+    const comment = expectProblem(
+      await post('{"order_id":"X","amount":"5.00","currency":"RUB","comment":"a\\udfffb"}'),
+      400,
+      'validation_failed',
+    )
     expect(comment.errors).toEqual([{ field: 'comment', message: expect.stringContaining('surrogate') }])
     expect(await countInvoices()).toBe(0)
     // a whole pair is one character, and welcome
@@ -160,19 +238,34 @@ describe('POST /api/v1/invoices — errors', () => {
   })
 
   it('when the body is larger than 16 KiB, then 413 payload_too_large', async () => {
-    expectProblem(await create({ order_id: 'big', amount: 1, currency: 'RUB', comment: 'x'.repeat(17 * 1024) }), 413, 'payload_too_large')
+    expectProblem(
+      await create({ order_id: 'big', amount: 1, currency: 'RUB', comment: 'x'.repeat(17 * 1024) }),
+      413,
+      'payload_too_large',
+    )
   })
 
   it('when the content type is not JSON, then 415 unsupported_media_type', async () => {
-    expectProblem(await post('order_id=1', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type')
+    expectProblem(
+      await post('order_id=1', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      'unsupported_media_type',
+    )
     expectProblem(await post('{"order_id":"1"}', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type')
   })
 
   it('when the same order_id comes with another amount, then 409 order_id_conflict and the first invoice is unchanged', async () => {
     const first = (await create({ order_id: 'C1', amount: '10.00', currency: 'RUB' })).json()
-    expect(expectProblem(await create({ order_id: 'C1', amount: '11.00', currency: 'RUB' }), 409, 'order_id_conflict').detail).toContain('cancel it first')
+    expect(
+      expectProblem(await create({ order_id: 'C1', amount: '11.00', currency: 'RUB' }), 409, 'order_id_conflict')
+        .detail,
+    ).toContain('cancel it first')
     expectProblem(await create({ order_id: 'C1', amount: '10.00', currency: 'USD' }), 409, 'order_id_conflict')
-    expectProblem(await create({ order_id: 'C1', amount: '10.00', currency: 'RUB', service: 'sbp' }), 409, 'order_id_conflict')
+    expectProblem(
+      await create({ order_id: 'C1', amount: '10.00', currency: 'RUB', service: 'sbp' }),
+      409,
+      'order_id_conflict',
+    )
     const info = await t.app.inject({ url: `/api/v1/invoices/${first.order_id}`, headers: { 'x-api-key': m.apiKey } })
     expect(info.json()).toMatchObject({ amount: 10, currency: 'RUB', service: 'card', status: 'pending' })
     expect(await countInvoices()).toBe(1)
@@ -180,9 +273,17 @@ describe('POST /api/v1/invoices — errors', () => {
 
   it('when a paid order_id comes with another amount, then 409 order_id_conflict says a new order_id is needed (a paid invoice cannot be cancelled)', async () => {
     const first = (await create({ order_id: 'C2', amount: '10.00', currency: 'RUB' })).json()
-    const paid = await t.app.inject({ method: 'POST', url: `/pay/${first.order_id}/simulate`, payload: { outcome: 'paid' } })
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: `/pay/${first.order_id}/simulate`,
+      payload: { outcome: 'paid' },
+    })
     expect(paid.statusCode).toBe(200)
-    const p = expectProblem(await create({ order_id: 'C2', amount: '11.00', currency: 'RUB' }), 409, 'order_id_conflict')
+    const p = expectProblem(
+      await create({ order_id: 'C2', amount: '11.00', currency: 'RUB' }),
+      409,
+      'order_id_conflict',
+    )
     expect(p.detail).toContain('new order_id')
     expect(p.detail).not.toContain('cancel')
   })
@@ -196,7 +297,12 @@ describe('POST /api/v1/invoices — errors', () => {
   it('when the amount uses a currency the service does not support, then 400 on currency', async () => {
     const t2 = await buildTestApp({ SERVICES: 'card,sbp:RUB' })
     const m2 = await t2.merchant()
-    const res = await t2.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { 'content-type': 'application/json', 'x-api-key': m2.apiKey }, payload: JSON.stringify({ order_id: 'S', amount: 1, currency: 'USD', service: 'sbp' }) })
+    const res = await t2.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      headers: { 'content-type': 'application/json', 'x-api-key': m2.apiKey },
+      payload: JSON.stringify({ order_id: 'S', amount: 1, currency: 'USD', service: 'sbp' }),
+    })
     expect(res.statusCode).toBe(400)
     expect(res.json().errors[0]).toEqual({ field: 'currency', message: 'USD is not supported by service sbp' })
     await t2.close()

@@ -16,9 +16,11 @@ describe('idempotent create under concurrency (API.md B3)', () => {
     const body = JSON.stringify({ order_id: 'RACE-1', amount: '99.99', currency: 'RUB' })
     const answers = await Promise.all(
       Array.from({ length: 25 }, () =>
-        fetch(`http://127.0.0.1:${port}/api/v1/invoices`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey }, body }).then(
-          async (r) => ({ status: r.status, body: (await r.json()) as { order_id: string; is_new: boolean } }),
-        ),
+        fetch(`http://127.0.0.1:${port}/api/v1/invoices`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+          body,
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as { order_id: string; is_new: boolean } })),
       ),
     )
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1)
@@ -57,11 +59,18 @@ describe('idempotent create under concurrency (API.md B3)', () => {
     // twenty connections open first, so the creates arrive together instead of behind their connection setups
     await Promise.all(
       Array.from({ length: 20 }, () =>
-        fetch(`http://127.0.0.1:${port}/api/invoice/getInfo?merchant_id=${m.id}&invoice_id=${stale.order_id}`, { headers: { 'x-api-key': m.apiKey } }).then((r) => r.arrayBuffer()),
+        fetch(`http://127.0.0.1:${port}/api/invoice/getInfo?merchant_id=${m.id}&invoice_id=${stale.order_id}`, {
+          headers: { 'x-api-key': m.apiKey },
+        }).then((r) => r.arrayBuffer()),
       ),
     )
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => post('20.00').then(async (r) => ({ status: r.status, body: (await r.json()) as { order_id: string; is_new: boolean } }))),
+      Array.from({ length: 20 }, () =>
+        post('20.00').then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as { order_id: string; is_new: boolean },
+        })),
+      ),
     )
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1)
     expect(answers.filter((a) => a.status === 200)).toHaveLength(19)
@@ -72,6 +81,8 @@ describe('idempotent create under concurrency (API.md B3)', () => {
     const all = await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 100, now: t.clock.now() })
     expect(all.map((inv) => inv.status).sort()).toEqual(['expired', 'pending'])
     // expired once: one invoice.expired event (its webhook), however many requests found it stale
-    expect((await t.rt.store.events.listByInvoice(stale.order_id as never)).map((e) => e.type)).toEqual(['invoice.expired'])
+    expect((await t.rt.store.events.listByInvoice(stale.order_id as never)).map((e) => e.type)).toEqual([
+      'invoice.expired',
+    ])
   })
 })

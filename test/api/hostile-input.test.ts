@@ -19,11 +19,52 @@ const OWN_ORIGIN = 'http://pay.test'
 
 /** encodeURIComponent that never throws: a lone surrogate goes out as U+FFFD (raw bad UTF-8 is generated separately). */
 const enc = (s: string): string =>
-  [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('')
+  [...Buffer.from(s, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('')
 const NASTY_STRINGS = [
-  '', ' ', '\u0000', '\u0007', '\r\n', '\t', '\ud800', '\udfff', '\u202e', '\ufeff', '\u2028', '𝟘𝟙', '👍🏽', 'Ω≈ç√', 'ﷺ', '٣',
-  '<script>alert(1)</script>', "'; DROP TABLE invoices; --", '${7*7}', '%00', '%', '%zz', '..%2f', '__proto__', 'constructor',
-  'null', 'undefined', 'NaN', 'Infinity', '-0', '1e3', '0x10', '１００', '100,00', '100.', '.5', '00001', '1_000',
+  '',
+  ' ',
+  '\u0000',
+  '\u0007',
+  '\r\n',
+  '\t',
+  '\ud800',
+  '\udfff',
+  '\u202e',
+  '\ufeff',
+  '\u2028',
+  '𝟘𝟙',
+  '👍🏽',
+  'Ω≈ç√',
+  'ﷺ',
+  '٣',
+  '<script>alert(1)</script>',
+  "'; DROP TABLE invoices; --",
+  '${7*7}',
+  '%00',
+  '%',
+  '%zz',
+  '..%2f',
+  '__proto__',
+  'constructor',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e3',
+  '0x10',
+  '１００',
+  '100,00',
+  '100.',
+  '.5',
+  '00001',
+  '1_000',
 ]
 
 const nastyString: fc.Arbitrary<string> = fc.oneof(
@@ -31,7 +72,10 @@ const nastyString: fc.Arbitrary<string> = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary', maxLength: 64 }),
   fc.string({ unit: 'grapheme', maxLength: 32 }),
-  fc.string({ unit: fc.constantFrom('\u0000', '\u001f', '\u007f', '\u0085', 'a', '€', '\ud83d', '\ude00'), maxLength: 16 }),
+  fc.string({
+    unit: fc.constantFrom('\u0000', '\u001f', '\u007f', '\u0085', 'a', '€', '\ud83d', '\ude00'),
+    maxLength: 16,
+  }),
   fc.nat({ max: 20_000 }).map((n) => 'x'.repeat(n)),
 )
 
@@ -42,7 +86,33 @@ const anything: fc.Arbitrary<unknown> = fc.oneof(
 )
 
 const amount: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(1, 100, '100.00', '1234.50', 1_000_000, '1000000.00', '1', 100.5, '0.99', '1000000.01', 0, -5, '-5', '+5', ' 5', '5 ', '1e3', 1e3, 1e21, 1e300, '9'.repeat(400), `1.${'0'.repeat(300)}`, '100.500', '0x64', 'NaN'),
+  fc.constantFrom(
+    1,
+    100,
+    '100.00',
+    '1234.50',
+    1_000_000,
+    '1000000.00',
+    '1',
+    100.5,
+    '0.99',
+    '1000000.01',
+    0,
+    -5,
+    '-5',
+    '+5',
+    ' 5',
+    '5 ',
+    '1e3',
+    1e3,
+    1e21,
+    1e300,
+    '9'.repeat(400),
+    `1.${'0'.repeat(300)}`,
+    '100.500',
+    '0x64',
+    'NaN',
+  ),
   fc.integer(),
   fc.double(),
   fc.double({ noNaN: true, min: -1e6, max: 2e6 }),
@@ -51,9 +121,22 @@ const amount: fc.Arbitrary<unknown> = fc.oneof(
   anything,
 )
 
-const currency: fc.Arbitrary<unknown> = fc.oneof(fc.constantFrom('RUB', 'rub', 'Rub', 'USD', 'EUR', 'JPY', 'GBP', 'XYZ', 'RUB ', 'RU', 'RUBB', 'ＲＵＢ'), anything)
+const currency: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom('RUB', 'rub', 'Rub', 'USD', 'EUR', 'JPY', 'GBP', 'XYZ', 'RUB ', 'RU', 'RUBB', 'ＲＵＢ'),
+  anything,
+)
 const url: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom('https://shop.example/h', 'http://shop.example/h', 'javascript:alert(1)', 'https://', '//x', '/rel', 'https://[::1]/', 'https://xn--80ak6aa92e.example/', `https://a.example/${'x'.repeat(3000)}`),
+  fc.constantFrom(
+    'https://shop.example/h',
+    'http://shop.example/h',
+    'javascript:alert(1)',
+    'https://',
+    '//x',
+    '/rel',
+    'https://[::1]/',
+    'https://xn--80ak6aa92e.example/',
+    `https://a.example/${'x'.repeat(3000)}`,
+  ),
   fc.webUrl(),
   anything,
 )
@@ -75,7 +158,17 @@ const createBody: fc.Arbitrary<Record<string, unknown>> = fc
       },
       { requiredKeys: [] },
     ),
-    fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.dictionary(fc.oneof(nastyString, fc.constantFrom('__proto__', 'constructor', 'prototype', 'callbak_url', 'Amount')), anything, { maxKeys: 4 }) }),
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constant({}) },
+      {
+        weight: 1,
+        arbitrary: fc.dictionary(
+          fc.oneof(nastyString, fc.constantFrom('__proto__', 'constructor', 'prototype', 'callbak_url', 'Amount')),
+          anything,
+          { maxKeys: 4 },
+        ),
+      },
+    ),
   )
   .map(([fields, extra]) => ({ ...extra, ...fields }))
 
@@ -83,7 +176,10 @@ const createBody: fc.Arbitrary<Record<string, unknown>> = fc
 const nearlyValidBody: fc.Arbitrary<Record<string, unknown>> = fc
   .tuple(
     fc.record({
-      order_id: fc.oneof(fc.constantFrom('H-1', 'H-2', 'H-3', 'H-4'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 })),
+      order_id: fc.oneof(
+        fc.constantFrom('H-1', 'H-2', 'H-3', 'H-4'),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }),
+      ),
       amount: fc.constantFrom(1, 100, '100.00', '100', 999_999.99, '1000000.00', 12.5),
       currency: fc.constantFrom('RUB', 'rub', 'USD', 'EUR'),
     }),
@@ -98,8 +194,20 @@ const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      undefined, '', 'APPLICATION/JSON', 'application/json; charset=latin1', 'application/json;', 'application/jsonx', 'application/problem+json',
-      'text/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', '*/*', ';',
+      undefined,
+      '',
+      'APPLICATION/JSON',
+      'application/json; charset=latin1',
+      'application/json;',
+      'application/jsonx',
+      'application/problem+json',
+      'text/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/octet-stream',
+      '*/*',
+      ';',
     ),
   },
   { weight: 1, arbitrary: fc.stringMatching(/^[\x20-\x7e]{0,40}$/) },
@@ -110,9 +218,28 @@ const payloadOf = (body: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<st
   fc.oneof(
     { weight: 6, arbitrary: body.map((b) => JSON.stringify(b)) },
     { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
-    { weight: 1, arbitrary: body.chain((b) => { const s = JSON.stringify(b); return fc.nat({ max: s.length }).map((n) => s.slice(0, n)) }) },
+    {
+      weight: 1,
+      arbitrary: body.chain((b) => {
+        const s = JSON.stringify(b)
+        return fc.nat({ max: s.length }).map((n) => s.slice(0, n))
+      }),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 256 }).map((a) => Buffer.from(a)) },
-    { weight: 1, arbitrary: fc.constantFrom('', 'null', '[]', '"x"', '{', '{"amount":1,"amount":2}', '\ufeff{}', `{"a":${'['.repeat(5000)}`, `{"comment":"${'x'.repeat(17_000)}"}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        'null',
+        '[]',
+        '"x"',
+        '{',
+        '{"amount":1,"amount":2}',
+        '\ufeff{}',
+        `{"a":${'['.repeat(5000)}`,
+        `{"comment":"${'x'.repeat(17_000)}"}`,
+      ),
+    },
   )
 
 describe('hostile input (issue #6): never a 5xx, refusals change nothing', () => {
@@ -122,13 +249,19 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
   beforeAll(async () => {
     t = await buildTestApp({ RATE_LIMIT_BURST: '1000000', RATE_LIMIT_RPS: '1000000' })
     m = await t.merchant('Hostile')
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'known', amount: 10, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      ...json({ order_id: 'known', amount: 10, currency: 'RUB' }),
+      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+    })
     expect(res.statusCode).toBe(201)
     invoiceId = res.json().order_id
   })
   afterAll(async () => t.close())
 
-  const countInvoices = async () => (await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 1_000_000, now: t.clock.now() })).length
+  const countInvoices = async () =>
+    (await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 1_000_000, now: t.clock.now() })).length
 
   /** A 4xx is a B7 problem document whose code belongs to its status; nothing is a 5xx. */
   const expectWellFormed = (res: Res, allow3xx = false): void => {
@@ -184,14 +317,49 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
   it('getInfo: random query strings (keys, values, repeats, encodings)', { timeout: TIMEOUT }, async () => {
     const key = fc.oneof(
       { weight: 4, arbitrary: fc.constantFrom('merchant_id', 'invoice_id', 'order_id') },
-      { weight: 1, arbitrary: fc.constantFrom('lang', 'merchant_id[]', 'invoice_id[0]', 'order_id[a]', '__proto__', 'constructor', 'MERCHANT_ID', '', 'a.b') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'lang',
+          'merchant_id[]',
+          'invoice_id[0]',
+          'order_id[a]',
+          '__proto__',
+          'constructor',
+          'MERCHANT_ID',
+          '',
+          'a.b',
+        ),
+      },
       { weight: 1, arbitrary: nastyString.map(enc) },
     )
     const value = fc.oneof(
-      { weight: 3, arbitrary: fc.constantFrom(m.id, invoiceId, 'known', m.id.toUpperCase(), '00000000-0000-7000-8000-000000000000').map(enc) },
+      {
+        weight: 3,
+        arbitrary: fc
+          .constantFrom(m.id, invoiceId, 'known', m.id.toUpperCase(), '00000000-0000-7000-8000-000000000000')
+          .map(enc),
+      },
       { weight: 1, arbitrary: fc.uuid().map(String) },
       { weight: 2, arbitrary: nastyString.map(enc) },
-      { weight: 1, arbitrary: fc.constantFrom('', '%', '%zz', '%00', '%C0%AF', '%E0%A4%A', '%ED%A0%80', '+', '%2B', '%26', '%3D', 'a+b', '%25') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '',
+          '%',
+          '%zz',
+          '%00',
+          '%C0%AF',
+          '%E0%A4%A',
+          '%ED%A0%80',
+          '+',
+          '%2B',
+          '%26',
+          '%3D',
+          'a+b',
+          '%25',
+        ),
+      },
     )
     const pair = fc.oneof(
       { weight: 8, arbitrary: fc.tuple(key, value).map(([k, v]) => `${k}=${v}`) },
@@ -200,13 +368,20 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
     )
     const seen = new Set<number>()
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('', `merchant_id=${m.id}&order_id=known&`, `merchant_id=${m.id}&invoice_id=${invoiceId}&`), fc.array(pair, { maxLength: 8 }), async (valid, pairs) => {
-        const res = await t.app.inject({ url: `/api/invoice/getInfo?${valid}${pairs.join('&')}`, headers: { 'x-api-key': m.apiKey } })
-        seen.add(res.statusCode)
-        expectWellFormed(res)
-        if (res.statusCode === 200) expect(res.json().merchant_id).toBe(m.id)
-        await expectAlive()
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('', `merchant_id=${m.id}&order_id=known&`, `merchant_id=${m.id}&invoice_id=${invoiceId}&`),
+        fc.array(pair, { maxLength: 8 }),
+        async (valid, pairs) => {
+          const res = await t.app.inject({
+            url: `/api/invoice/getInfo?${valid}${pairs.join('&')}`,
+            headers: { 'x-api-key': m.apiKey },
+          })
+          seen.add(res.statusCode)
+          expectWellFormed(res)
+          if (res.statusCode === 200) expect(res.json().merchant_id).toBe(m.id)
+          await expectAlive()
+        },
+      ),
       // one case of each status among them for certain, so the spread check below never depends on the seed:
       // an unknown invoice (404), another merchant's id (403), no merchant_id (400), the invoice itself (200)
       {
@@ -224,44 +399,120 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
 
   it('simulate: random JSON and form bodies on a fresh invoice', { timeout: TIMEOUT }, async () => {
     let n = 0
-    const outcome = fc.oneof(fc.constantFrom('paid', 'hold', 'failed', 'PAID', 'Paid', 'expired', 'pending', ' paid', 'paid\u0000', ''), anything)
+    const outcome = fc.oneof(
+      fc.constantFrom('paid', 'hold', 'failed', 'PAID', 'Paid', 'expired', 'pending', ' paid', 'paid\u0000', ''),
+      anything,
+    )
     const jsonBody = fc
-      .tuple(fc.record({ outcome }, { requiredKeys: [] }), fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.dictionary(nastyString, anything, { maxKeys: 3 }) }))
+      .tuple(
+        fc.record({ outcome }, { requiredKeys: [] }),
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constant({}) },
+          { weight: 1, arbitrary: fc.dictionary(nastyString, anything, { maxKeys: 3 }) },
+        ),
+      )
       .map(([a, b]) => ({ ...b, ...a }))
     const formField = fc.oneof(
-      fc.constantFrom('outcome=paid', 'outcome=hold', 'outcome=failed', 'outcome=', 'outcome', 'outcome[]=paid', 'outcome=paid&outcome=hold', 'outcome=%70aid', 'outcome=pa%00id', 'outcome=%', 'x=1'),
+      fc.constantFrom(
+        'outcome=paid',
+        'outcome=hold',
+        'outcome=failed',
+        'outcome=',
+        'outcome',
+        'outcome[]=paid',
+        'outcome=paid&outcome=hold',
+        'outcome=%70aid',
+        'outcome=pa%00id',
+        'outcome=%',
+        'x=1',
+      ),
       fc.tuple(fc.constantFrom('outcome', 'lang', 'x'), nastyString).map(([k, v]) => `${k}=${enc(v)}`),
       nastyString,
     )
     const form = fc.array(formField, { minLength: 1, maxLength: 4 }).map((f) => f.join('&'))
     const request = fc.oneof(
-      { weight: 4, arbitrary: fc.record({ type: fc.constantFrom('application/json', 'application/json; charset=utf-8'), payload: payloadOf(jsonBody) }) },
-      { weight: 4, arbitrary: fc.record({ type: fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8'), payload: fc.oneof({ weight: 4, arbitrary: form }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 128 }).map((a) => Buffer.from(a)) }) }) },
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          type: fc.constantFrom('application/json', 'application/json; charset=utf-8'),
+          payload: payloadOf(jsonBody),
+        }),
+      },
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          type: fc.constantFrom(
+            'application/x-www-form-urlencoded',
+            'application/x-www-form-urlencoded; charset=utf-8',
+          ),
+          payload: fc.oneof(
+            { weight: 4, arbitrary: form },
+            { weight: 1, arbitrary: fc.uint8Array({ maxLength: 128 }).map((a) => Buffer.from(a)) },
+          ),
+        }),
+      },
       { weight: 1, arbitrary: fc.record({ type: contentType, payload: fc.oneof(form, payloadOf(jsonBody)) }) },
     )
     const target = fc.oneof(
       { weight: 8, arbitrary: fc.constant<string | undefined>(undefined) },
       { weight: 1, arbitrary: fc.oneof(fc.uuid().map(String), nastyString).map(enc) },
       // the router's own errors: malformed percent-encoding, a segment over its length limit (both were plain JSON)
-      { weight: 1, arbitrary: fc.constantFrom('%zz', '%', '%E0%A4%A', 'a%2', 'x'.repeat(101), `${'0'.repeat(36)}${'%41'.repeat(40)}`) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '%zz',
+          '%',
+          '%E0%A4%A',
+          'a%2',
+          'x'.repeat(101),
+          `${'0'.repeat(36)}${'%41'.repeat(40)}`,
+        ),
+      },
     )
-    const query = fc.oneof(fc.constant(''), fc.constantFrom('?lang=ru', '?lang=en', '?lang=', '?lang=ru&lang=en', '?lang[]=x', '?x=%zz'), nastyString.map((s) => `?lang=${enc(s)}`))
-    const origin = fc.constantFrom<Record<string, string>>({}, {}, {}, { origin: OWN_ORIGIN }, { origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-origin' })
+    const query = fc.oneof(
+      fc.constant(''),
+      fc.constantFrom('?lang=ru', '?lang=en', '?lang=', '?lang=ru&lang=en', '?lang[]=x', '?x=%zz'),
+      nastyString.map((s) => `?lang=${enc(s)}`),
+    )
+    const origin = fc.constantFrom<Record<string, string>>(
+      {},
+      {},
+      {},
+      { origin: OWN_ORIGIN },
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-origin' },
+    )
     const before = fc.constantFrom<string | undefined>(undefined, undefined, 'hold', 'paid', 'failed')
     const seen = new Set<number>()
 
     await fc.assert(
       fc.asyncProperty(request, target, query, origin, before, async (req, otherId, q, originHeaders, initial) => {
         n += 1
-        const created = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: `S-${n}`, amount: '10.00', currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+        const created = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/invoices',
+          ...json({ order_id: `S-${n}`, amount: '10.00', currency: 'RUB' }),
+          headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+        })
         expect(created.statusCode).toBe(201)
         const id: string = created.json().order_id
-        if (initial !== undefined) expect((await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: initial }) })).statusCode).toBe(200)
+        if (initial !== undefined)
+          expect(
+            (await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: initial }) }))
+              .statusCode,
+          ).toBe(200)
         const statusBefore = (await t.rt.store.invoices.findById(id as never))?.status
 
         const headers: Record<string, string> = { ...originHeaders }
         if (req.type !== undefined) headers['content-type'] = req.type
-        const res = await t.app.inject({ method: 'POST', url: `/pay/${otherId ?? id}/simulate${q}`, headers, payload: req.payload })
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/pay/${otherId ?? id}/simulate${q}`,
+          headers,
+          payload: req.payload,
+        })
         seen.add(res.statusCode)
         expectWellFormed(res, true)
         const statusAfter = (await t.rt.store.invoices.findById(id as never))?.status
@@ -277,6 +528,7 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
         ],
       },
     )
-    for (const code of [200, 303, 400, 404, 409, 415]) expect(seen, `statuses seen: ${[...seen].join(', ')}`).toContain(code)
+    for (const code of [200, 303, 400, 404, 409, 415])
+      expect(seen, `statuses seen: ${[...seen].join(', ')}`).toContain(code)
   })
 })

@@ -27,7 +27,9 @@ function exchange(raw: string | Buffer): Promise<{ status: number; headers: Reco
       const text = Buffer.concat(chunks).toString('utf8')
       const [head = '', body = ''] = text.split('\r\n\r\n')
       const [statusLine = '', ...lines] = head.split('\r\n')
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      )
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body })
     })
     socket.end(raw)
@@ -56,20 +58,43 @@ const MALFORMED = `GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`
 
 describe('requests the HTTP parser refuses (API.md B7)', () => {
   it.each([
-    ['a header line without a colon', 400, 'validation_failed', `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nBad Header y\r\n\r\n`],
-    ['a space in a header name', 400, 'validation_failed', `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`],
-    ['a malformed chunked body', 400, 'validation_failed', `POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
-    ['headers over 16 KiB', 431, 'payload_too_large', `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`],
-  ])('when a request has %s, then %i %s with a problem+json body and an x-request-id', async (_name, status, code, raw) => {
-    const res = await exchange(raw)
-    expect(res.status).toBe(status)
-    expect(res.headers['content-type']).toBe('application/problem+json')
-    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
-    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body))
-    const p = JSON.parse(res.body)
-    expect(p).toMatchObject({ type: 'about:blank', status, code })
-    expect(typeof p.detail).toBe('string')
-  })
+    [
+      'a header line without a colon',
+      400,
+      'validation_failed',
+      `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nBad Header y\r\n\r\n`,
+    ],
+    [
+      'a space in a header name',
+      400,
+      'validation_failed',
+      `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`,
+    ],
+    [
+      'a malformed chunked body',
+      400,
+      'validation_failed',
+      `POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    ],
+    [
+      'headers over 16 KiB',
+      431,
+      'payload_too_large',
+      `GET /api/v1/invoices HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`,
+    ],
+  ])(
+    'when a request has %s, then %i %s with a problem+json body and an x-request-id',
+    async (_name, status, code, raw) => {
+      const res = await exchange(raw)
+      expect(res.status).toBe(status)
+      expect(res.headers['content-type']).toBe('application/problem+json')
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body))
+      const p = JSON.parse(res.body)
+      expect(p).toMatchObject({ type: 'about:blank', status, code })
+      expect(typeof p.detail).toBe('string')
+    },
+  )
 
   it('when an HTTP/1.1 request has no Host, then 400 validation_failed naming host as a problem with an x-request-id (HTTP/1.0 needs none)', async () => {
     const res = await exchange(`GET /healthz HTTP/1.1\r\n\r\n`)
@@ -81,11 +106,17 @@ describe('requests the HTTP parser refuses (API.md B7)', () => {
   })
 
   it('when Expect is not 100-continue, then 417 as a problem with an x-request-id', async () => {
-    const res = await exchange(`POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`)
+    const res = await exchange(
+      `POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+    )
     expect(res.status).toBe(417)
     expect(res.headers['content-type']).toBe('application/problem+json')
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
-    expect(JSON.parse(res.body)).toMatchObject({ status: 417, code: 'validation_failed', errors: [{ field: 'expect' }] })
+    expect(JSON.parse(res.body)).toMatchObject({
+      status: 417,
+      code: 'validation_failed',
+      errors: [{ field: 'expect' }],
+    })
   })
 
   it('when good requests are pipelined before a malformed one, then the good ones are answered first, then the refusal', async () => {
@@ -134,20 +165,25 @@ describe('a request that does not arrive in full (slow-loris on the body)', () =
         resolve({ ms: Date.now() - started, answer })
       })
       // a public route that reads its body (the payment page's test controls): no key is needed to hold a connection
-      socket.write(`POST /pay/00000000-0000-7000-8000-000000000000/simulate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 16000\r\n\r\n{`)
+      socket.write(
+        `POST /pay/00000000-0000-7000-8000-000000000000/simulate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 16000\r\n\r\n{`,
+      )
     })
   }
 
   it.each([
     ['stops after one byte', 0, 1000],
     ['drips a byte every 200 ms', 1, 200],
-  ])('when the body %s, then the server answers 408 and closes the connection once the timeout has passed', async (_name, drip, everyMs) => {
-    const { ms, answer } = await stall(drip, everyMs)
-    expect(ms).toBeGreaterThanOrEqual(900)
-    expect(ms).toBeLessThan(5000)
-    expect(answer).toMatch(/^HTTP\/1\.1 408 /)
-    expect(answer).toContain('application/problem+json')
-  })
+  ])(
+    'when the body %s, then the server answers 408 and closes the connection once the timeout has passed',
+    async (_name, drip, everyMs) => {
+      const { ms, answer } = await stall(drip, everyMs)
+      expect(ms).toBeGreaterThanOrEqual(900)
+      expect(ms).toBeLessThan(5000)
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+      expect(answer).toContain('application/problem+json')
+    },
+  )
 
   it('when a request is answered before its body arrived (no API key) and the body then stalls, then the connection closes at the timeout without a second answer', async () => {
     const { ms, answer } = await new Promise<{ ms: number; answer: string }>((resolve, reject) => {
@@ -158,7 +194,9 @@ describe('a request that does not arrive in full (slow-loris on the body)', () =
       socket.on('error', reject)
       socket.on('close', () => resolve({ ms: Date.now() - started, answer: text }))
       // 100 bytes promised, 5 sent: the key check answers 401 at once, before the body is read
-      socket.write(`POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`)
+      socket.write(
+        `POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
+      )
     })
     // one answer, to the one request sent: a 408 after it would be read as the answer to the client's next request
     expect([...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((x) => x[1])).toEqual(['401'])
@@ -177,7 +215,9 @@ describe('a request that does not arrive in full (slow-loris on the body)', () =
       })
       socket.on('error', reject)
       socket.on('close', () => resolve(text))
-      socket.write(`POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"a":`)
+      socket.write(
+        `POST /api/v1/invoices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"a":`,
+      )
       setTimeout(() => socket.write(`"bc"}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`), 300)
     })
     expect([...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((x) => x[1])).toEqual(['401', '200'])

@@ -24,7 +24,12 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
 
   const create = async (extra: Record<string, unknown> = {}): Promise<string> => {
     n += 1
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: `LC-${n}`, amount: '100.10', currency: 'RUB', lifetime: 300, ...extra }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      ...json({ order_id: `LC-${n}`, amount: '100.10', currency: 'RUB', lifetime: 300, ...extra }),
+      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+    })
     expect(res.statusCode).toBe(201)
     return res.json().order_id
   }
@@ -32,13 +37,15 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome }) })
   const merchantAction = (id: string, action: 'capture' | 'cancel', key = m.apiKey) =>
     t.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/${action}`, headers: { 'x-api-key': key } })
-  const info = async (id: string) => (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
+  const info = async (id: string) =>
+    (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
   const events = async (id: string) => (await t.rt.store.events.listByInvoice(id as never)).map((e) => e.type)
 
   /** Drives a fresh invoice into `status` through the API. */
   const invoiceIn = async (status: 'pending' | 'hold' | 'paid' | 'failed' | 'expired'): Promise<string> => {
     const id = await create()
-    if (status === 'hold' || status === 'paid' || status === 'failed') expect((await simulate(id, status)).statusCode).toBe(200)
+    if (status === 'hold' || status === 'paid' || status === 'failed')
+      expect((await simulate(id, status)).statusCode).toBe(200)
     if (status === 'expired') {
       t.clock.advance(300)
       await t.sweep()
@@ -60,7 +67,9 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     ['hold', 'capture', 200, 'paid'],
     ['hold', 'cancel', 200, 'failed'],
     ...(['paid', 'failed', 'expired'] as const).flatMap((from) =>
-      ['simulate paid', 'simulate hold', 'simulate failed', 'capture', 'cancel'].map((req) => [from, req, 409, null] as [string, string, number, null]),
+      ['simulate paid', 'simulate hold', 'simulate failed', 'capture', 'cancel'].map(
+        (req) => [from, req, 409, null] as [string, string, number, null],
+      ),
     ),
   ]
 
@@ -68,7 +77,10 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     const id = await invoiceIn(from as never)
     const before = await events(id)
     const [kind, outcome] = request.split(' ')
-    const res = kind === 'simulate' ? await simulate(id, outcome as Outcome) : await merchantAction(id, kind as 'capture' | 'cancel')
+    const res =
+      kind === 'simulate'
+        ? await simulate(id, outcome as Outcome)
+        : await merchantAction(id, kind as 'capture' | 'cancel')
     expect(res.statusCode, res.body).toBe(status)
     const after = await info(id)
     if (to === null) {
@@ -146,7 +158,10 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     t.clock.advance(1)
     const refused = await merchantAction(late, 'capture')
     expect(refused.statusCode).toBe(409)
-    expect(refused.json()).toMatchObject({ code: 'invalid_transition', detail: expect.stringContaining('the hold lapsed at 2026-11-22T11:00:00.000Z') })
+    expect(refused.json()).toMatchObject({
+      code: 'invalid_transition',
+      detail: expect.stringContaining('the hold lapsed at 2026-11-22T11:00:00.000Z'),
+    })
     expect((await info(late)).status).toBe('hold') // until the sweep releases it
     expect((await merchantAction(cancelled, 'cancel')).statusCode).toBe(200) // what the sweep would do anyway
     // the acquirer holds the money: when it reports the hold settled, the invoice is paid
@@ -180,7 +195,11 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     try {
       const { key, id } = await heldInvoice(own)
       own.clock.advance(59.5)
-      const res = await own.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/capture`, headers: { 'x-api-key': key } })
+      const res = await own.app.inject({
+        method: 'POST',
+        url: `/api/v1/invoices/${id}/capture`,
+        headers: { 'x-api-key': key },
+      })
       expect(res.statusCode, res.body).toBe(200)
       expect(res.json().status).toBe('paid')
       expect(captured).toEqual([id])
@@ -199,7 +218,9 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     await t.sweep()
     const [event] = await t.rt.store.events.listByInvoice(id as never)
     expect(event?.createdAt.toISOString()).toBe(expiredAt)
-    const [delivery] = (await t.app.inject({ url: `/api/v1/webhooks/deliveries?invoice_id=${id}`, headers: { 'x-api-key': m.apiKey } })).json().data
+    const [delivery] = (
+      await t.app.inject({ url: `/api/v1/webhooks/deliveries?invoice_id=${id}`, headers: { 'x-api-key': m.apiKey } })
+    ).json().data
     expect(delivery).toMatchObject({ type: 'invoice.expired', created_at: sweptAt, next_attempt_at: sweptAt })
   })
 
@@ -243,11 +264,22 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     t.clock.advance(1)
     expect((await merchantAction(id, 'capture')).statusCode).toBe(200)
     const far = new Date(t.clock.now().getTime() + 3_600_000)
-    const claim = () => t.rt.store.transaction((tx) => tx.deliveries.claimDue(far, new Date(far.getTime() + 60_000), { limit: 10, perMerchant: 10, perUnproven: 10, inFlight: new Map(), answering: new Set() }))
+    const claim = () =>
+      t.rt.store.transaction((tx) =>
+        tx.deliveries.claimDue(far, new Date(far.getTime() + 60_000), {
+          limit: 10,
+          perMerchant: 10,
+          perUnproven: 10,
+          inFlight: new Map(),
+          answering: new Set(),
+        }),
+      )
     const first = await claim()
     // paid waits until hold has succeeded or been given up
     expect(first.map((d) => d.type)).toEqual(['invoice.hold'])
-    await t.rt.store.transaction((tx) => tx.deliveries.settle(first[0]!, { status: 'succeeded', attemptCount: 1, nextAttemptAt: null, updatedAt: far }))
+    await t.rt.store.transaction((tx) =>
+      tx.deliveries.settle(first[0]!, { status: 'succeeded', attemptCount: 1, nextAttemptAt: null, updatedAt: far }),
+    )
     expect((await claim()).map((d) => d.type)).toEqual(['invoice.paid'])
   })
 
@@ -255,7 +287,12 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     'when capture or cancel come with an empty body labelled %s (as many HTTP clients send every POST), then it is no body: 200',
     async (type) => {
       const empty = (id: string, action: 'capture' | 'cancel') =>
-        t.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/${action}`, headers: { 'x-api-key': m.apiKey, 'content-type': type, 'content-length': '0' }, payload: '' })
+        t.app.inject({
+          method: 'POST',
+          url: `/api/v1/invoices/${id}/${action}`,
+          headers: { 'x-api-key': m.apiKey, 'content-type': type, 'content-length': '0' },
+          payload: '',
+        })
       const held = await invoiceIn('hold')
       const captured = await empty(held, 'capture')
       expect(captured.statusCode, captured.body).toBe(200)
@@ -267,9 +304,21 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
   )
 
   it.each([
-    ['labelled JSON, with neither Content-Length nor Transfer-Encoding (PHP curl)', 'Content-Type: application/json\r\n', ''],
-    ['labelled as a form, with neither Content-Length nor Transfer-Encoding', 'Content-Type: application/x-www-form-urlencoded\r\n', ''],
-    ['labelled JSON, chunked and empty', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\n'],
+    [
+      'labelled JSON, with neither Content-Length nor Transfer-Encoding (PHP curl)',
+      'Content-Type: application/json\r\n',
+      '',
+    ],
+    [
+      'labelled as a form, with neither Content-Length nor Transfer-Encoding',
+      'Content-Type: application/x-www-form-urlencoded\r\n',
+      '',
+    ],
+    [
+      'labelled JSON, chunked and empty',
+      'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n',
+      '0\r\n\r\n',
+    ],
   ])('when cancel comes over a socket with no body %s, then it is no body: 200', async (_name, headers, body) => {
     const id = await invoiceIn('pending')
     const port = await t.listen()
@@ -279,7 +328,9 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
       socket.on('data', (c) => (text += c.toString('utf8')))
       socket.on('error', reject)
       socket.on('close', () => resolve(text))
-      socket.write(`POST /api/v1/invoices/${id}/cancel HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${m.apiKey}\r\n${headers}Connection: close\r\n\r\n${body}`)
+      socket.write(
+        `POST /api/v1/invoices/${id}/cancel HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${m.apiKey}\r\n${headers}Connection: close\r\n\r\n${body}`,
+      )
     })
     expect(answer, answer).toMatch(/^HTTP\/1\.1 200 /)
     expect((await info(id)).status).toBe('failed')
@@ -287,7 +338,13 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
 
   it('when capture comes with a body that is not JSON, then it is still refused and nothing changes', async () => {
     const held = await invoiceIn('hold')
-    const post = (type: string, payload: string) => t.app.inject({ method: 'POST', url: `/api/v1/invoices/${held}/capture`, headers: { 'x-api-key': m.apiKey, 'content-type': type }, payload })
+    const post = (type: string, payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/invoices/${held}/capture`,
+        headers: { 'x-api-key': m.apiKey, 'content-type': type },
+        payload,
+      })
     expect((await post('application/json', '{')).json().code).toBe('invalid_json')
     expect((await post('text/plain', 'capture')).statusCode).toBe(415)
     expect((await info(held)).status).toBe('hold')
@@ -304,9 +361,16 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
 /** In an app of a test's own (its own provider or HOLD_LIFETIME): a merchant and one invoice of it on hold. */
 async function heldInvoice(app: TestApp): Promise<{ key: string; id: InvoiceId }> {
   const key = (await app.merchant()).apiKey
-  const created = await app.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'HELD-1', amount: 5, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': key } })
+  const created = await app.app.inject({
+    method: 'POST',
+    url: '/api/v1/invoices',
+    ...json({ order_id: 'HELD-1', amount: 5, currency: 'RUB' }),
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+  })
   const id = created.json().order_id as InvoiceId
-  expect((await app.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'hold' }) })).statusCode).toBe(200)
+  expect(
+    (await app.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'hold' }) })).statusCode,
+  ).toBe(200)
   return { key, id }
 }
 
@@ -317,10 +381,18 @@ describe('racing transitions', () => {
     const base = `http://127.0.0.1:${await t.listen()}`
     try {
       for (let round = 0; round < 10; round += 1) {
-        const created = await fetch(`${base}/api/v1/invoices`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey }, body: JSON.stringify({ order_id: `R-${round}`, amount: 5, currency: 'RUB' }) })
+        const created = await fetch(`${base}/api/v1/invoices`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+          body: JSON.stringify({ order_id: `R-${round}`, amount: 5, currency: 'RUB' }),
+        })
         const id = ((await created.json()) as { order_id: string }).order_id
         const [pay, cancel] = await Promise.all([
-          fetch(`${base}/pay/${id}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"paid"}' }),
+          fetch(`${base}/pay/${id}/simulate`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"outcome":"paid"}',
+          }),
           fetch(`${base}/api/v1/invoices/${id}/cancel`, { method: 'POST', headers: { 'x-api-key': m.apiKey } }),
         ])
         expect([pay.status, cancel.status].sort()).toEqual([200, 409])
@@ -338,17 +410,36 @@ describe('racing transitions', () => {
   it('when a hold arrives while the merchant captures or cancels, then the provider captured or released the funds of every invoice that moved from hold, and of no other', async () => {
     const captured = new Set<string>()
     const released = new Set<string>()
-    const t = await buildTestApp({}, { provider: { ...sandboxProvider, captureHold: async (h) => void captured.add(h.invoiceId), releaseHold: async (h) => void released.add(h.invoiceId) } })
+    const t = await buildTestApp(
+      {},
+      {
+        provider: {
+          ...sandboxProvider,
+          captureHold: async (h) => void captured.add(h.invoiceId),
+          releaseHold: async (h) => void released.add(h.invoiceId),
+        },
+      },
+    )
     const m = await t.merchant()
     const base = `http://127.0.0.1:${await t.listen()}`
     const outcomes = new Map<string, number>()
     try {
       for (let round = 0; round < 60; round += 1) {
         const action = round % 2 === 0 ? 'capture' : 'cancel'
-        const created = await fetch(`${base}/api/v1/invoices`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey }, body: JSON.stringify({ order_id: `RH-${round}`, amount: 5, currency: 'RUB' }) })
+        const created = await fetch(`${base}/api/v1/invoices`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+          body: JSON.stringify({ order_id: `RH-${round}`, amount: 5, currency: 'RUB' }),
+        })
         const id = ((await created.json()) as { order_id: string }).order_id
-        const holdNow = () => fetch(`${base}/pay/${id}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"hold"}' })
-        const settleNow = () => fetch(`${base}/api/v1/invoices/${id}/${action}`, { method: 'POST', headers: { 'x-api-key': m.apiKey } })
+        const holdNow = () =>
+          fetch(`${base}/pay/${id}/simulate`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"outcome":"hold"}',
+          })
+        const settleNow = () =>
+          fetch(`${base}/api/v1/invoices/${id}/${action}`, { method: 'POST', headers: { 'x-api-key': m.apiKey } })
         // Mostly sent together, the settle 0–2 ms later. Every fourth round the settle goes first and the hold only
         // once it is answered: on a loaded machine the hold may win every race, and both orders must be seen.
         const [hold, settle] =
@@ -371,7 +462,10 @@ describe('racing transitions', () => {
         }
       }
       // both orders happened: the race was run, not just one side of it
-      expect([...outcomes.keys()].filter((k) => k.startsWith('capture 200')).sort()).toEqual(['capture 200 200', 'capture 200 409'])
+      expect([...outcomes.keys()].filter((k) => k.startsWith('capture 200')).sort()).toEqual([
+        'capture 200 200',
+        'capture 200 409',
+      ])
     } finally {
       await t.close()
     }
@@ -386,7 +480,12 @@ describe('the fee on an invoice (API.md B4, SERVICE_FEES)', () => {
       const before = await buildTestApp({ DATABASE_URL, SERVICE_FEES: 'card=2.5%,sbp=10%' })
       const m = await before.merchant()
       const create = async (orderId: string, service: string) => {
-        const res = await before.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: orderId, amount: '100.10', currency: 'RUB', service }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+        const res = await before.app.inject({
+          method: 'POST',
+          url: '/api/v1/invoices',
+          ...json({ order_id: orderId, amount: '100.10', currency: 'RUB', service }),
+          headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+        })
         expect(res.statusCode).toBe(201)
         return res.json().order_id as string
       }
@@ -403,8 +502,12 @@ describe('the fee on an invoice (API.md B4, SERVICE_FEES)', () => {
       const after = await buildTestApp({ DATABASE_URL, SERVICES: 'card', SERVICE_FEES: 'card=5%' })
       try {
         const pay = async (id: string) => {
-          expect((await after.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'paid' }) })).statusCode).toBe(200)
-          return (await after.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json().credited
+          expect(
+            (await after.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'paid' }) }))
+              .statusCode,
+          ).toBe(200)
+          return (await after.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
+            .credited
         }
         // 2.5 % of 100.10 = 2.5025 → 2.50
         expect(await pay(card)).toBe(97.6)

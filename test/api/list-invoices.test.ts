@@ -10,7 +10,12 @@ describe('GET /api/v1/invoices and /api/v1/invoices/{id}', () => {
     m = await t.merchant()
     ids.length = 0
     for (let i = 0; i < 7; i += 1) {
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: `L-${i}`, amount: i + 1, currency: 'RUB', lifetime: i === 0 ? 300 : 3600 }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/invoices',
+        ...json({ order_id: `L-${i}`, amount: i + 1, currency: 'RUB', lifetime: i === 0 ? 300 : 3600 }),
+        headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+      })
       ids.push(res.json().order_id)
       t.clock.advance(60)
     }
@@ -88,7 +93,11 @@ describe('GET /api/v1/invoices and /api/v1/invoices/{id}', () => {
     expect(res.json().data.map((i: { id: string }) => i.id)).toEqual([...ids].reverse())
     // a value that is there still counts, and is still checked
     expect((await list('?status=expired&limit=')).json().data.map((i: { id: string }) => i.id)).toEqual([ids[0]])
-    expect((await list('?status=done&limit=')).json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'status' }] })
+    expect((await list('?status=done&limit=')).json()).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      errors: [{ field: 'status' }],
+    })
   })
 
   it.each([
@@ -112,7 +121,12 @@ describe('GET /api/v1/invoices and /api/v1/invoices/{id}', () => {
       expect(res.statusCode, bad).toBe(400)
       expect(res.json().errors, bad).toEqual([{ field: 'limit', message: 'must be a whole number from 1 to 200' }])
     }
-    for (const [good, n] of [['01', 1], ['0003', 3], ['00001', 1], ['200', 7]] as const) {
+    for (const [good, n] of [
+      ['01', 1],
+      ['0003', 3],
+      ['00001', 1],
+      ['200', 7],
+    ] as const) {
       const res = await list(`?limit=${good}`)
       expect(res.statusCode, good).toBe(200)
       expect(res.json().data, good).toHaveLength(n)
@@ -126,7 +140,10 @@ describe('GET /api/v1/invoices and /api/v1/invoices/{id}', () => {
     const bad = await t.app.inject({ url: '/api/v1/invoices/not-a-uuid', headers: { 'x-api-key': m.apiKey } })
     expect(bad.statusCode).toBe(400)
     expect(bad.json().code).toBe('validation_failed')
-    const missing = await t.app.inject({ url: '/api/v1/invoices/00000000-0000-7000-8000-000000000000', headers: { 'x-api-key': m.apiKey } })
+    const missing = await t.app.inject({
+      url: '/api/v1/invoices/00000000-0000-7000-8000-000000000000',
+      headers: { 'x-api-key': m.apiKey },
+    })
     expect(missing.json().code).toBe('invoice_not_found')
   })
 })

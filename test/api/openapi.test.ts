@@ -24,9 +24,11 @@ describe('OpenAPI document quality', () => {
     t = await buildTestApp()
     doc = (await t.app.inject({ url: '/openapi.json' })).json()
     for (const [path, item] of Object.entries<Json>(doc['paths'])) {
-      for (const m of METHODS) if (item[m] !== undefined) operations.push({ where: `${m.toUpperCase()} ${path}`, op: item[m] })
+      for (const m of METHODS)
+        if (item[m] !== undefined) operations.push({ where: `${m.toUpperCase()} ${path}`, op: item[m] })
     }
-    for (const [name, item] of Object.entries<Json>(doc['webhooks'])) operations.push({ where: `webhook ${name}`, op: item['post'] })
+    for (const [name, item] of Object.entries<Json>(doc['webhooks']))
+      operations.push({ where: `webhook ${name}`, op: item['post'] })
   })
   afterAll(async () => {
     await t?.close()
@@ -65,7 +67,10 @@ describe('OpenAPI document quality', () => {
         const media = op['responses'][status]['content']['application/problem+json']
         expect(media?.['schema'], `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' })
         for (const example of Object.values<Json>(media['examples'])) {
-          expect(example['value'], `${where} ${status}`).toMatchObject({ status: Number(status), code: expect.any(String) })
+          expect(example['value'], `${where} ${status}`).toMatchObject({
+            status: Number(status),
+            code: expect.any(String),
+          })
         }
       }
     }
@@ -83,17 +88,32 @@ describe('OpenAPI document quality', () => {
       const op = item['post']
       if (op?.['security']?.[0]?.['ApiKey'] === undefined) continue
       for (const { 'content-type': type, payload } of bodies) {
-        const res = await t.app.inject({ method: 'POST', url: path.replace(/\{[a-z_]+\}/g, ID), headers: { 'content-type': type, 'x-api-key': m.apiKey }, payload })
+        const res = await t.app.inject({
+          method: 'POST',
+          url: path.replace(/\{[a-z_]+\}/g, ID),
+          headers: { 'content-type': type, 'x-api-key': m.apiKey },
+          payload,
+        })
         const code = res.json().code
-        expect(Object.keys(op['responses']), `POST ${path} (${type}, ${payload.length} bytes) → ${res.statusCode} ${code}`).toContain(String(res.statusCode))
-        const examples = Object.values<Json>(op['responses'][String(res.statusCode)]['content']['application/problem+json']['examples'])
-        expect(examples.map((e) => e['value']['code']), `POST ${path} → ${code}`).toContain(code)
+        expect(
+          Object.keys(op['responses']),
+          `POST ${path} (${type}, ${payload.length} bytes) → ${res.statusCode} ${code}`,
+        ).toContain(String(res.statusCode))
+        const examples = Object.values<Json>(
+          op['responses'][String(res.statusCode)]['content']['application/problem+json']['examples'],
+        )
+        expect(
+          examples.map((e) => e['value']['code']),
+          `POST ${path} → ${code}`,
+        ).toContain(code)
       }
     }
   })
 
   it('when a public operation is read, then it says it needs no key', () => {
-    for (const { where, op } of operations.filter(({ op }) => op['tags'][0] === 'public' || op['tags'][0] === 'operations')) {
+    for (const { where, op } of operations.filter(
+      ({ op }) => op['tags'][0] === 'public' || op['tags'][0] === 'operations',
+    )) {
       expect(op['security'], where).toEqual([])
     }
   })

@@ -27,9 +27,19 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
     return res.json().order_id
   }
   const simulateJson = (id: string, headers: Record<string, string>) =>
-    t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ outcome: 'paid' }) })
+    t.app.inject({
+      method: 'POST',
+      url: `/pay/${id}/simulate`,
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: JSON.stringify({ outcome: 'paid' }),
+    })
   const simulateForm = (id: string, headers: Record<string, string>) =>
-    t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { ...FORM, ...headers }, payload: 'outcome=paid' })
+    t.app.inject({
+      method: 'POST',
+      url: `/pay/${id}/simulate`,
+      headers: { ...FORM, ...headers },
+      payload: 'outcome=paid',
+    })
   const status = async (id: string) => (await t.app.inject({ url: `/pay/${id}/status` })).json().status
 
   const expectOriginRefused = (res: { statusCode: number; headers: Record<string, unknown>; json: () => any }) => {
@@ -37,7 +47,9 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
     const p = res.json()
     expect(p).toMatchObject({ type: 'about:blank', status: 400, code: 'validation_failed' })
-    expect(p.errors).toEqual([{ field: 'origin', message: expect.stringMatching(/cross-(site|origin) request refused/) }])
+    expect(p.errors).toEqual([
+      { field: 'origin', message: expect.stringMatching(/cross-(site|origin) request refused/) },
+    ])
     expect(p.detail).toContain('origin')
   }
 
@@ -47,11 +59,14 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
     ['our host on another port', 'http://pay.test:8080'],
     ['a subdomain', 'http://x.pay.test'],
     ['garbage', 'not a url'],
-  ])('when a form post comes with an Origin of %s, then 400 validation_failed naming origin and the status is unchanged', async (_name, origin) => {
-    const id = await create()
-    expectOriginRefused(await simulateForm(id, { origin }))
-    expect(await status(id)).toBe('pending')
-  })
+  ])(
+    'when a form post comes with an Origin of %s, then 400 validation_failed naming origin and the status is unchanged',
+    async (_name, origin) => {
+      const id = await create()
+      expectOriginRefused(await simulateForm(id, { origin }))
+      expect(await status(id)).toBe('pending')
+    },
+  )
 
   it('when Origin is "null" (our page sends that: Referrer-Policy no-referrer), then Sec-Fetch-Site decides', async () => {
     const a = await create()
@@ -85,7 +100,12 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
   it('when the cross-site post names an unknown invoice or carries a bad body, then the origin is still what is refused', async () => {
     expectOriginRefused(await simulateForm('00000000-0000-7000-8000-000000000000', { origin: 'https://evil.example' }))
     const id = await create()
-    const res = await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { ...FORM, origin: 'https://evil.example' }, payload: 'outcome=bogus' })
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/pay/${id}/simulate`,
+      headers: { ...FORM, origin: 'https://evil.example' },
+      payload: 'outcome=bogus',
+    })
     expectOriginRefused(res)
   })
 
@@ -130,7 +150,11 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
   it('when the page was opened at another address of this server, then a post with that origin and that Host is accepted', async () => {
     // PUBLIC_URL says pay.test; the buyer opened http://127.0.0.1:8080/pay/… (the address the start-up log prints)
     const id = await create()
-    const res = await simulateJson(id, { origin: 'http://127.0.0.1:8080', host: '127.0.0.1:8080', 'sec-fetch-site': 'same-origin' })
+    const res = await simulateJson(id, {
+      origin: 'http://127.0.0.1:8080',
+      host: '127.0.0.1:8080',
+      'sec-fetch-site': 'same-origin',
+    })
     expect(res.statusCode, res.body).toBe(200)
     // another site's page cannot claim our Host for its own origin
     const other = await create()

@@ -18,13 +18,28 @@ describe('hosted payment page (API.md D)', () => {
 
   const create = async (extra: Record<string, unknown> = {}): Promise<string> => {
     n += 1
-    const body = { order_id: `P-${n}`, amount: '1234.50', currency: 'RUB', comment: '<script>alert("x")</script> blue mug', success_url: SUCCESS, fail_url: FAIL, ...extra }
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json(body), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    const body = {
+      order_id: `P-${n}`,
+      amount: '1234.50',
+      currency: 'RUB',
+      comment: '<script>alert("x")</script> blue mug',
+      success_url: SUCCESS,
+      fail_url: FAIL,
+      ...extra,
+    }
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      ...json(body),
+      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+    })
     expect(res.statusCode).toBe(201)
     return res.json().order_id
   }
-  const page = (id: string, headers: Record<string, string> = {}, query = '') => t.app.inject({ url: `/pay/${id}${query}`, headers })
-  const simulate = (id: string, outcome: string, query = '') => t.app.inject({ method: 'POST', url: `/pay/${id}/simulate${query}`, ...json({ outcome }) })
+  const page = (id: string, headers: Record<string, string> = {}, query = '') =>
+    t.app.inject({ url: `/pay/${id}${query}`, headers })
+  const simulate = (id: string, outcome: string, query = '') =>
+    t.app.inject({ method: 'POST', url: `/pay/${id}/simulate${query}`, ...json({ outcome }) })
   const simulateForm = (id: string, payload: string, query = '') =>
     t.app.inject({ method: 'POST', url: `/pay/${id}/simulate${query}`, headers: FORM, payload })
   const status = async (id: string) => (await t.app.inject({ url: `/pay/${id}/status` })).json()
@@ -59,16 +74,30 @@ describe('hosted payment page (API.md D)', () => {
     it('when the page is served, then a strict CSP and the other security headers are set', async () => {
       const res = await page(await create())
       const csp = String(res.headers['content-security-policy'])
-      expect(csp.split(';').map((d) => d.trim()).sort()).toEqual(
-        ["base-uri 'none'", "connect-src 'self'", "default-src 'none'", "form-action 'self'", "frame-ancestors 'none'", "img-src 'self' data:", "script-src 'self'", "style-src 'self'"],
-      )
+      expect(
+        csp
+          .split(';')
+          .map((d) => d.trim())
+          .sort(),
+      ).toEqual([
+        "base-uri 'none'",
+        "connect-src 'self'",
+        "default-src 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+        "img-src 'self' data:",
+        "script-src 'self'",
+        "style-src 'self'",
+      ])
       expect(res.headers['x-content-type-options']).toBe('nosniff')
       expect(res.headers['referrer-policy']).toBe('no-referrer')
       expect(res.headers['x-frame-options']).toBe('DENY')
       expect(res.headers['cache-control']).toBe('no-store')
       expect(res.headers['vary']).toMatch(/Accept-Language/)
       // every other route keeps the global policy
-      expect((await t.app.inject({ url: '/healthz' })).headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'")
+      expect((await t.app.inject({ url: '/healthz' })).headers['content-security-policy']).toBe(
+        "default-src 'none';frame-ancestors 'none'",
+      )
     })
 
     it('when Accept-Language or ?lang choose a language, then q-values are honoured and ?lang wins', async () => {
@@ -104,7 +133,17 @@ describe('hosted payment page (API.md D)', () => {
 
     it('when the page is in Russian, then texts and the amount are Russian', async () => {
       const body = (await page(await create(), { 'accept-language': 'ru-RU,ru;q=0.9' })).body
-      for (const text of ['Счёт от', 'К оплате', 'Ожидает оплаты', 'Осталось времени на оплату', 'ТЕСТОВЫЙ РЕЖИМ', 'Оплатить', 'Удержать', 'Отклонить', 'российский рубль']) {
+      for (const text of [
+        'Счёт от',
+        'К оплате',
+        'Ожидает оплаты',
+        'Осталось времени на оплату',
+        'ТЕСТОВЫЙ РЕЖИМ',
+        'Оплатить',
+        'Удержать',
+        'Отклонить',
+        'российский рубль',
+      ]) {
         expect(body).toContain(text)
       }
       expect(body).toMatch(/1\s234,50\s₽/)
@@ -145,9 +184,19 @@ describe('hosted payment page (API.md D)', () => {
       const id = await create()
       const res = await t.app.inject({ url: `/pay/${id}/status` })
       expect(res.headers['cache-control']).toBe('no-store')
-      expect(res.json()).toEqual({ status: 'pending', expired_at: '2026-11-22T11:00:00.000Z', paid_at: null, redirect_url: null })
+      expect(res.json()).toEqual({
+        status: 'pending',
+        expired_at: '2026-11-22T11:00:00.000Z',
+        paid_at: null,
+        redirect_url: null,
+      })
       expect((await simulate(id, 'paid')).statusCode).toBe(200)
-      expect(await status(id)).toEqual({ status: 'paid', expired_at: '2026-11-22T11:00:00.000Z', paid_at: '2026-11-22T10:00:00.000Z', redirect_url: SUCCESS })
+      expect(await status(id)).toEqual({
+        status: 'paid',
+        expired_at: '2026-11-22T11:00:00.000Z',
+        paid_at: '2026-11-22T10:00:00.000Z',
+        redirect_url: SUCCESS,
+      })
       const missing = await t.app.inject({ url: `/pay/${UNKNOWN}/status` })
       expect(missing.statusCode).toBe(404)
       expect(missing.json().code).toBe('invoice_not_found')
@@ -224,7 +273,12 @@ describe('hosted payment page (API.md D)', () => {
     })
 
     it('when a form body is sent to any other route, then it is still 415', async () => {
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { ...FORM, 'x-api-key': m.apiKey }, payload: 'order_id=1' })
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/invoices',
+        headers: { ...FORM, 'x-api-key': m.apiKey },
+        payload: 'order_id=1',
+      })
       expect(res.statusCode).toBe(415)
       expect(res.json().code).toBe('unsupported_media_type')
       expect(res.json().detail).toBe('send the body as application/json')
@@ -232,9 +286,17 @@ describe('hosted payment page (API.md D)', () => {
 
     it('when the test controls get a body that is neither JSON nor a form, then 415 names both types they take', async () => {
       const id = await create()
-      const res = await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { 'content-type': 'text/plain' }, payload: 'paid' })
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/pay/${id}/simulate`,
+        headers: { 'content-type': 'text/plain' },
+        payload: 'paid',
+      })
       expect(res.statusCode).toBe(415)
-      expect(res.json()).toMatchObject({ code: 'unsupported_media_type', detail: 'send the body as application/json or application/x-www-form-urlencoded' })
+      expect(res.json()).toMatchObject({
+        code: 'unsupported_media_type',
+        detail: 'send the body as application/json or application/x-www-form-urlencoded',
+      })
       expect((await status(id)).status).toBe('pending')
     })
 
@@ -283,7 +345,9 @@ describe('hosted payment page (API.md D)', () => {
       for (const [operationId, op] of Object.entries(ops)) {
         expect(op).toEqual(expect.objectContaining({ operationId, tags: ['public'] }))
       }
-      expect(Object.keys(ops.simulatePayment.responses)).toEqual(expect.arrayContaining(['200', '303', '400', '404', '409']))
+      expect(Object.keys(ops.simulatePayment.responses)).toEqual(
+        expect.arrayContaining(['200', '303', '400', '404', '409']),
+      )
       expect(Object.keys(ops.getPaymentPage.responses)).toEqual(expect.arrayContaining(['200', '404']))
       expect(Object.keys(doc.paths).some((p) => p.startsWith('/pay/assets'))).toBe(false)
     })

@@ -23,7 +23,9 @@ describe('public endpoints, request ids and documentation', () => {
   })
 
   it('when a client sends x-request-id, then it is echoed; otherwise one is generated', async () => {
-    expect((await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id']).toBe('abc-123')
+    expect(
+      (await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id'],
+    ).toBe('abc-123')
     expect((await t.app.inject({ url: '/healthz' })).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
     const unsafe = await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'a b\tc' } })
     expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
@@ -41,7 +43,12 @@ describe('public endpoints, request ids and documentation', () => {
   })
 
   it('when an invoice is created, then /metrics counts it and the request by route', async () => {
-    await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'M1', amount: 1, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      ...json({ order_id: 'M1', amount: 1, currency: 'RUB' }),
+      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+    })
     const text = (await t.app.inject({ url: '/metrics' })).body
     expect(text).toContain('invoices_created_total{currency="RUB",service="card"} 1')
     expect(text).toMatch(/http_requests_total\{method="POST",route="\/api\/v1\/invoices",status_code="201"\} 1/)
@@ -51,20 +58,34 @@ describe('public endpoints, request ids and documentation', () => {
   it('when /openapi.json is fetched, then it is OpenAPI 3.1 with every endpoint, its errors and the X-Api-Key scheme', async () => {
     const doc = (await t.app.inject({ url: '/openapi.json' })).json()
     expect(doc.openapi).toBe('3.1.0')
-    expect(doc.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }))
+    expect(doc.components.securitySchemes.ApiKey).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }),
+    )
     const paths = Object.keys(doc.paths)
-    for (const p of ['/api/v1/invoices', '/api/invoice/getInfo', '/api/v1/invoices/{invoice_id}', '/qr/{invoice_id}.png', '/healthz', '/readyz']) {
+    for (const p of [
+      '/api/v1/invoices',
+      '/api/invoice/getInfo',
+      '/api/v1/invoices/{invoice_id}',
+      '/qr/{invoice_id}.png',
+      '/healthz',
+      '/readyz',
+    ]) {
       expect(paths).toContain(p)
     }
     const create = doc.paths['/api/v1/invoices'].post
     expect(create.operationId).toBe('createInvoice')
     expect(create.security).toEqual([{ ApiKey: [] }])
-    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '401', '403', '409', '413', '415', '429', '500', '503']))
+    expect(Object.keys(create.responses)).toEqual(
+      expect.arrayContaining(['200', '201', '400', '401', '403', '409', '413', '415', '429', '500', '503']),
+    )
     const info = doc.paths['/api/invoice/getInfo'].get
     expect(Object.keys(info.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404']))
     // the operations endpoints of API.md D too, /metrics as the Prometheus text it is
-    for (const path of ['/healthz', '/readyz', '/metrics']) expect(doc.paths[path]?.get?.tags, path).toEqual(['operations'])
-    expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual([expect.stringMatching(/^text\/plain/)])
+    for (const path of ['/healthz', '/readyz', '/metrics'])
+      expect(doc.paths[path]?.get?.tags, path).toEqual(['operations'])
+    expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual([
+      expect.stringMatching(/^text\/plain/),
+    ])
     const metrics = await t.app.inject({ url: '/metrics' })
     expect(metrics.headers['content-type']).toMatch(/^text\/plain/)
     expect(metrics.body).toMatch(/^# HELP /)
@@ -83,14 +104,30 @@ describe('public endpoints, request ids and documentation', () => {
 
   it('when an unexpected error happens, then 500 internal_error without internals, and the request id to quote', async () => {
     // a row no code path can write (an unknown currency) makes the wire mapping throw a plain Error
-    const good = (await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'X1', amount: 1, currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })).json()
+    const good = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/invoices',
+        ...json({ order_id: 'X1', amount: 1, currency: 'RUB' }),
+        headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+      })
+    ).json()
     const stored = await t.rt.store.invoices.findById(good.order_id)
     const broken = { ...stored!, id: '00000000-0000-7000-8000-0000000000aa' as never, orderId: 'X2', currency: 'ZZZ' }
     await t.rt.store.transaction((tx) => tx.invoices.insert(broken))
-    const res = await t.app.inject({ url: `/api/v1/invoices/${broken.id}`, headers: { 'x-api-key': m.apiKey, 'x-request-id': 'boom-1' } })
+    const res = await t.app.inject({
+      url: `/api/v1/invoices/${broken.id}`,
+      headers: { 'x-api-key': m.apiKey, 'x-request-id': 'boom-1' },
+    })
     expect(res.statusCode).toBe(500)
     expect(res.headers['content-type']).toMatch(/problem\+json/)
-    expect(res.json()).toEqual({ type: 'about:blank', title: 'Internal Server Error', status: 500, code: 'internal_error', detail: 'an internal error occurred; quote request id boom-1 to the operator' })
+    expect(res.json()).toEqual({
+      type: 'about:blank',
+      title: 'Internal Server Error',
+      status: 500,
+      code: 'internal_error',
+      detail: 'an internal error occurred; quote request id boom-1 to the operator',
+    })
     expect(res.body).not.toContain('ZZZ')
   })
 })

@@ -71,7 +71,11 @@ describe('limits per client address behind a reverse proxy (TRUST_PROXY)', () =>
 
   /** A keyed request that reaches the service from the proxy, for the client `forwardedFor` (X-Forwarded-For). */
   const viaProxy = (app: TestApp, key: string | null, forwardedFor: string) =>
-    app.app.inject({ url: '/api/v1/invoices', remoteAddress: PROXY, headers: { 'x-forwarded-for': forwardedFor, ...(key === null ? {} : { 'x-api-key': key }) } })
+    app.app.inject({
+      url: '/api/v1/invoices',
+      remoteAddress: PROXY,
+      headers: { 'x-forwarded-for': forwardedFor, ...(key === null ? {} : { 'x-api-key': key }) },
+    })
 
   it('when the proxy is trusted, then one client failing to authenticate blocks that client only, not everyone behind the proxy', async () => {
     t = await buildTestApp({ AUTH_FAIL_LIMIT: '3', TRUST_PROXY: '10.0.0.0/8' })

@@ -9,7 +9,12 @@ import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { sleep, startReceiver, type Receiver, type ReceivedWebhook } from '../helpers/webhook-receiver.js'
 
-const BASE_ENV = { CALLBACK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.2', INVOICE_MIN_LIFETIME: '1' }
+const BASE_ENV = {
+  CALLBACK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.2',
+  INVOICE_MIN_LIFETIME: '1',
+}
 
 interface Ctx {
   t: TestApp
@@ -43,23 +48,39 @@ async function create(c: Ctx, extra: Record<string, unknown> = {}): Promise<stri
     method: 'POST',
     url: '/api/v1/invoices',
     headers: { 'content-type': 'application/json', 'x-api-key': c.m.apiKey },
-    payload: JSON.stringify({ order_id: `WH-${n}`, amount: '100.10', currency: 'RUB', callback_url: c.rx.url, ...extra }),
+    payload: JSON.stringify({
+      order_id: `WH-${n}`,
+      amount: '100.10',
+      currency: 'RUB',
+      callback_url: c.rx.url,
+      ...extra,
+    }),
   })
   expect(res.statusCode, res.body).toBe(201)
   return res.json().order_id
 }
 
 async function simulate(c: Ctx, id: string, outcome: 'paid' | 'hold' | 'failed'): Promise<void> {
-  const res = await c.t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ outcome }) })
+  const res = await c.t.app.inject({
+    method: 'POST',
+    url: `/pay/${id}/simulate`,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ outcome }),
+  })
   expect(res.statusCode, res.body).toBe(200)
 }
 
 async function capture(c: Ctx, id: string): Promise<void> {
-  const res = await c.t.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/capture`, headers: { 'x-api-key': c.m.apiKey } })
+  const res = await c.t.app.inject({
+    method: 'POST',
+    url: `/api/v1/invoices/${id}/capture`,
+    headers: { 'x-api-key': c.m.apiKey },
+  })
   expect(res.statusCode, res.body).toBe(200)
 }
 
-const info = async (c: Ctx, id: string) => (await c.t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': c.m.apiKey } })).json()
+const info = async (c: Ctx, id: string) =>
+  (await c.t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': c.m.apiKey } })).json()
 
 interface WireDelivery {
   id: string
@@ -71,13 +92,21 @@ interface WireDelivery {
 }
 
 async function deliveriesOf(c: Ctx, invoiceId: string): Promise<WireDelivery[]> {
-  const res = await c.t.app.inject({ url: `/api/v1/webhooks/deliveries?invoice_id=${invoiceId}`, headers: { 'x-api-key': c.m.apiKey } })
+  const res = await c.t.app.inject({
+    url: `/api/v1/webhooks/deliveries?invoice_id=${invoiceId}`,
+    headers: { 'x-api-key': c.m.apiKey },
+  })
   expect(res.statusCode, res.body).toBe(200)
   return res.json().data
 }
 
 /** Polls the delivery log until `done` holds (the receiver has answered before the attempt is recorded). */
-async function logUntil(c: Ctx, invoiceId: string, done: (ds: WireDelivery[]) => boolean, timeoutMs = 5000): Promise<WireDelivery[]> {
+async function logUntil(
+  c: Ctx,
+  invoiceId: string,
+  done: (ds: WireDelivery[]) => boolean,
+  timeoutMs = 5000,
+): Promise<WireDelivery[]> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const ds = await deliveriesOf(c, invoiceId)
@@ -113,7 +142,9 @@ describe('webhook delivery (API.md B6)', () => {
 
     const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'succeeded')
     expect(d).toMatchObject({ event_id: event!.id, type: 'invoice.paid', status: 'succeeded', next_attempt_at: null })
-    expect(d!.attempts).toEqual([{ at: expect.any(String), status_code: 200, latency_ms: expect.any(Number), error: null }])
+    expect(d!.attempts).toEqual([
+      { at: expect.any(String), status_code: 200, latency_ms: expect.any(Number), error: null },
+    ])
   })
 
   it('when an invoice has no callback_url, then no delivery is made', async () => {
@@ -185,8 +216,15 @@ describe('webhook delivery (API.md B6)', () => {
     expect(d!.next_attempt_at).toBeNull()
     await sleep(300)
     expect(rx.received).toHaveLength(3)
-    const failed = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['delivery_id'] === d!.id && l['level'] === 40)
-    expect(failed).toMatchObject({ msg: 'webhook delivery failed: retry schedule exhausted', attempts: 3, status_code: 500, reason: 'exhausted' })
+    const failed = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['delivery_id'] === d!.id && l['level'] === 40)
+    expect(failed).toMatchObject({
+      msg: 'webhook delivery failed: retry schedule exhausted',
+      attempts: 3,
+      status_code: 500,
+      reason: 'exhausted',
+    })
   })
 
   it('when the receiver answers 410 Gone, then the delivery fails at once without further attempts', async () => {
@@ -196,7 +234,10 @@ describe('webhook delivery (API.md B6)', () => {
     await simulate(c, id, 'paid')
     const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'failed')
     expect(d!.attempts).toHaveLength(1)
-    expect(d!.attempts[0]).toMatchObject({ status_code: 410, error: 'HTTP 410 Gone: the endpoint asked for no further attempts' })
+    expect(d!.attempts[0]).toMatchObject({
+      status_code: 410,
+      error: 'HTTP 410 Gone: the endpoint asked for no further attempts',
+    })
     await sleep(600)
     expect(c.rx.received).toHaveLength(1)
   })
@@ -225,7 +266,9 @@ describe('webhook delivery (API.md B6)', () => {
       const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'failed', 8000)
       expect(d!.attempts).toHaveLength(1)
       expect(d!.attempts[0]!.status_code).toBeNull()
-      expect(d!.attempts[0]!.error).toMatch(/^(timeout: no answer within 1 s|connection timed out \(UND_ERR_CONNECT_TIMEOUT\))$/)
+      expect(d!.attempts[0]!.error).toMatch(
+        /^(timeout: no answer within 1 s|connection timed out \(UND_ERR_CONNECT_TIMEOUT\))$/,
+      )
       // a fixed 10 s connect timeout held the attempt (and its slot) for 10 s
       expect(d!.attempts[0]!.latency_ms).toBeLessThan(3000)
     } finally {
@@ -241,7 +284,9 @@ describe('webhook delivery (API.md B6)', () => {
     const id = await create(c, { callback_url: url })
     await simulate(c, id, 'paid')
     const [d] = await logUntil(c, id, (ds) => ds[0]?.status === 'failed')
-    expect(d!.attempts.map((a) => [a.status_code, a.error])).toEqual(Array(3).fill([null, 'connection refused (ECONNREFUSED)']))
+    expect(d!.attempts.map((a) => [a.status_code, a.error])).toEqual(
+      Array(3).fill([null, 'connection refused (ECONNREFUSED)']),
+    )
   })
 
   describe('per-invoice order', () => {
@@ -254,7 +299,12 @@ describe('webhook delivery (API.md B6)', () => {
       await capture(c, id) // paid is committed while hold is still failing
       await c.rx.waitFor(1, { where: (h) => h.json.type === 'invoice.paid' })
       await sleep(100)
-      expect(c.rx.received.map(typeAndAnswer)).toEqual(['invoice.hold:500', 'invoice.hold:500', 'invoice.hold:200', 'invoice.paid:200'])
+      expect(c.rx.received.map(typeAndAnswer)).toEqual([
+        'invoice.hold:500',
+        'invoice.hold:500',
+        'invoice.hold:200',
+        'invoice.paid:200',
+      ])
       const [hold, , , paid] = c.rx.received
       // the hold's body is what the invoice was at the hold, even on the attempt made after the capture
       expect(c.rx.received[2]!.body).toBe(hold!.body)
@@ -270,7 +320,12 @@ describe('webhook delivery (API.md B6)', () => {
       await simulate(c, id, 'hold')
       await simulate(c, id, 'paid')
       await c.rx.waitFor(1, { where: (h) => h.json.type === 'invoice.paid' })
-      expect(c.rx.received.map(typeAndAnswer)).toEqual(['invoice.hold:500', 'invoice.hold:500', 'invoice.hold:500', 'invoice.paid:200'])
+      expect(c.rx.received.map(typeAndAnswer)).toEqual([
+        'invoice.hold:500',
+        'invoice.hold:500',
+        'invoice.hold:500',
+        'invoice.paid:200',
+      ])
       const ds = await logUntil(c, id, (d) => d.every((x) => x.status !== 'pending'))
       expect(ds.map((d) => [d.type, d.status])).toEqual([
         ['invoice.paid', 'succeeded'],
@@ -300,7 +355,12 @@ describe('webhook delivery (API.md B6)', () => {
       const c = await setup(SHARE_ENV)
       c.rx.respond = () => 'hang'
       // four merchants with 3 webhooks each to endpoints that hang: at their whole share (2) they would hold all 8 slots
-      const hogs: Ctx[] = [c, ...(await Promise.all([1, 2, 3].map(async (i) => ({ t: c.t, m: await c.t.merchant(`Hanging Shop ${i}`), rx: c.rx }))))]
+      const hogs: Ctx[] = [
+        c,
+        ...(await Promise.all(
+          [1, 2, 3].map(async (i) => ({ t: c.t, m: await c.t.merchant(`Hanging Shop ${i}`), rx: c.rx })),
+        )),
+      ]
       c.rx.secrets = hogs.map((h) => h.m.webhookSecret)
       const hogIds = await Promise.all(hogs.flatMap((h) => [1, 2, 3].map(async () => ({ h, id: await create(h) }))))
       await Promise.all(hogIds.map(({ h, id }) => simulate(h, id, 'paid')))
@@ -360,7 +420,11 @@ describe('webhook delivery (API.md B6)', () => {
     while (c.rx.received.length === 0) await sleep(5) // arrived; its answer takes 1 s
     const [d] = await deliveriesOf(c, id)
     expect(d).toMatchObject({ status: 'pending', attempts: [] })
-    const retried = await c.t.app.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${d!.id}/retry`, headers: { 'x-api-key': c.m.apiKey } })
+    const retried = await c.t.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/deliveries/${d!.id}/retry`,
+      headers: { 'x-api-key': c.m.apiKey },
+    })
     expect(retried.statusCode, retried.body).toBe(202)
     expect(retried.json()).toMatchObject({ id: d!.id, status: 'pending' })
     await logUntil(c, id, (ds) => ds[0]?.status === 'succeeded')

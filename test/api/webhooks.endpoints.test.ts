@@ -31,18 +31,30 @@ async function setup(env: Record<string, string> = ENV, logger?: pino.Logger): P
 
 let n = 0
 const post = (url: string, body: unknown, key = m.apiKey) =>
-  t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', 'x-api-key': key }, payload: JSON.stringify(body) })
+  t.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    payload: JSON.stringify(body),
+  })
 
 async function createInvoice(extraBody: Record<string, unknown> = {}, key = m.apiKey): Promise<string> {
   n += 1
-  const res = await post('/api/v1/invoices', { order_id: `WE-${n}`, amount: 10, currency: 'RUB', callback_url: rx.url, ...extraBody }, key)
+  const res = await post(
+    '/api/v1/invoices',
+    { order_id: `WE-${n}`, amount: 10, currency: 'RUB', callback_url: rx.url, ...extraBody },
+    key,
+  )
   expect(res.statusCode, res.body).toBe(201)
   return res.json().order_id
 }
 
-const pay = async (id: string, outcome = 'paid') => expect((await post(`/pay/${id}/simulate`, { outcome })).statusCode).toBe(200)
-const list = (query = '', key = m.apiKey) => t.app.inject({ url: `/api/v1/webhooks/deliveries${query}`, headers: { 'x-api-key': key } })
-const retry = (id: string, key = m.apiKey) => t.app.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${id}/retry`, headers: { 'x-api-key': key } })
+const pay = async (id: string, outcome = 'paid') =>
+  expect((await post(`/pay/${id}/simulate`, { outcome })).statusCode).toBe(200)
+const list = (query = '', key = m.apiKey) =>
+  t.app.inject({ url: `/api/v1/webhooks/deliveries${query}`, headers: { 'x-api-key': key } })
+const retry = (id: string, key = m.apiKey) =>
+  t.app.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${id}/retry`, headers: { 'x-api-key': key } })
 
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs
@@ -56,7 +68,14 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeout
 
 const settledLog = (query = '') =>
   until(
-    async () => (await list(query)).json().data as { id: string; status: string; attempts: unknown[]; invoice_id: string; type: string }[],
+    async () =>
+      (await list(query)).json().data as {
+        id: string
+        status: string
+        attempts: unknown[]
+        invoice_id: string
+        type: string
+      }[],
     (ds) => ds.length > 0 && ds.every((d) => d.status !== 'pending'),
   )
 
@@ -76,22 +95,38 @@ describe('GET /api/v1/webhooks/deliveries', () => {
       [a, 'invoice.hold', 'succeeded'],
     ])
     const first = (await list()).json().data[0]
-    expect(Object.keys(first).sort()).toEqual(['attempts', 'created_at', 'event_id', 'id', 'invoice_id', 'next_attempt_at', 'status', 'type', 'url'].sort())
+    expect(Object.keys(first).sort()).toEqual(
+      ['attempts', 'created_at', 'event_id', 'id', 'invoice_id', 'next_attempt_at', 'status', 'type', 'url'].sort(),
+    )
     expect(first).toMatchObject({ url: rx.url, next_attempt_at: null })
     expect(first.attempts).toHaveLength(3)
-    expect(first.attempts[0]).toEqual({ at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), status_code: 500, latency_ms: expect.any(Number), error: 'HTTP 500' })
+    expect(first.attempts[0]).toEqual({
+      at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      status_code: 500,
+      latency_ms: expect.any(Number),
+      error: 'HTTP 500',
+    })
 
     const page1 = (await list('?limit=2')).json()
     expect(page1.data.map((d: { id: string }) => d.id)).toEqual(all.slice(0, 2).map((d) => d.id))
     const page2 = (await list(`?limit=2&cursor=${page1.next_cursor}`)).json()
     expect(page2).toEqual({ data: [expect.objectContaining({ id: all[2]!.id })], next_cursor: null })
 
-    expect((await list(`?invoice_id=${a}`)).json().data.map((d: { type: string }) => d.type)).toEqual(['invoice.paid', 'invoice.hold'])
+    expect((await list(`?invoice_id=${a}`)).json().data.map((d: { type: string }) => d.type)).toEqual([
+      'invoice.paid',
+      'invoice.hold',
+    ])
     expect((await list('?status=failed')).json().data.map((d: { invoice_id: string }) => d.invoice_id)).toEqual([b])
     expect((await list('?status=pending')).json().data).toEqual([])
     // the template's parameters given empty are not given
-    expect((await list('?invoice_id=&status=&limit=&cursor=')).json()).toEqual({ data: all.map((d) => expect.objectContaining({ id: d.id })), next_cursor: null })
-    expect((await list(`?invoice_id=${a}&status=&limit=`)).json().data.map((d: { type: string }) => d.type)).toEqual(['invoice.paid', 'invoice.hold'])
+    expect((await list('?invoice_id=&status=&limit=&cursor=')).json()).toEqual({
+      data: all.map((d) => expect.objectContaining({ id: d.id })),
+      next_cursor: null,
+    })
+    expect((await list(`?invoice_id=${a}&status=&limit=`)).json().data.map((d: { type: string }) => d.type)).toEqual([
+      'invoice.paid',
+      'invoice.hold',
+    ])
   })
 
   it("when another merchant reads the log, then it sees none of this merchant's deliveries, even by invoice_id", async () => {
@@ -121,7 +156,11 @@ describe('GET /api/v1/webhooks/deliveries', () => {
     await setup()
     const missing = await t.app.inject({ url: '/api/v1/webhooks/deliveries' })
     expect(missing.json()).toMatchObject({ status: 401, code: 'missing_api_key' })
-    const wrong = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks/test', headers: { 'x-api-key': `mk_${'x'.repeat(43)}` } })
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/test',
+      headers: { 'x-api-key': `mk_${'x'.repeat(43)}` },
+    })
     expect(wrong.json()).toMatchObject({ status: 401, code: 'invalid_api_key' })
   })
 })
@@ -184,8 +223,15 @@ describe('POST /api/v1/webhooks/deliveries/{id}/retry', () => {
     const foreign = await retry(d!.id, other.apiKey)
     expect(foreign.statusCode).toBe(404)
     expect(foreign.json()).toMatchObject({ code: 'not_found' })
-    expect((await retry('0193a1c2-0000-7000-8000-000000000000')).json()).toMatchObject({ status: 404, code: 'not_found' })
-    expect((await retry('nope')).json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [{ field: 'delivery_id', message: 'must be a UUID' }] })
+    expect((await retry('0193a1c2-0000-7000-8000-000000000000')).json()).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    })
+    expect((await retry('nope')).json()).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      errors: [{ field: 'delivery_id', message: 'must be a UUID' }],
+    })
     await sleep(150)
     expect(rx.received).toHaveLength(1) // the foreign retry sent nothing
   })
@@ -207,10 +253,16 @@ describe('POST /api/v1/webhooks/test', () => {
   it('when the receiver fails or is not there, then 200 still, with its status code or the error', async () => {
     await setup()
     rx.respond = () => 500
-    expect((await post('/api/v1/webhooks/test', { url: rx.url })).json()).toMatchObject({ status_code: 500, error: 'HTTP 500' })
+    expect((await post('/api/v1/webhooks/test', { url: rx.url })).json()).toMatchObject({
+      status_code: 500,
+      error: 'HTTP 500',
+    })
     const gone = await startReceiver()
     await gone.close()
-    expect((await post('/api/v1/webhooks/test', { url: gone.url })).json()).toMatchObject({ status_code: null, error: 'connection refused (ECONNREFUSED)' })
+    expect((await post('/api/v1/webhooks/test', { url: gone.url })).json()).toMatchObject({
+      status_code: null,
+      error: 'connection refused (ECONNREFUSED)',
+    })
     expect(rx.received).toHaveLength(1)
   })
 
@@ -231,7 +283,10 @@ describe('POST /api/v1/webhooks/test', () => {
     for (const url of [rx.url, 'http://localhost/h', 'http://10.1.2.3/h', 'http://[::1]/h', 'http://2130706433/h']) {
       const res = await post('/api/v1/webhooks/test', { url })
       expect(res.statusCode, url).toBe(400)
-      expect(res.json().errors[0]).toMatchObject({ field: 'url', message: expect.stringContaining('only public hosts receive webhooks') })
+      expect(res.json().errors[0]).toMatchObject({
+        field: 'url',
+        message: expect.stringContaining('only public hosts receive webhooks'),
+      })
     }
     expect(rx.received).toHaveLength(0)
   })
@@ -258,14 +313,31 @@ describe('callback_url address rules at creation (API.md B6)', () => {
     'https://0177.0.0.1/h',
   ])('when callback_url is %s, then 400 validation_failed on callback_url', async (callbackUrl) => {
     await setup({ ...ENV, WEBHOOK_ALLOW_PRIVATE: 'false' })
-    const res = await post('/api/v1/invoices', { order_id: 'G-1', amount: 10, currency: 'RUB', callback_url: callbackUrl })
+    const res = await post('/api/v1/invoices', {
+      order_id: 'G-1',
+      amount: 10,
+      currency: 'RUB',
+      callback_url: callbackUrl,
+    })
     expect(res.statusCode).toBe(400)
-    expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: 'callback_url', message: expect.stringMatching(/^must not point to an? [a-z-]+ address/) }] })
+    expect(res.json()).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: 'callback_url', message: expect.stringMatching(/^must not point to an? [a-z-]+ address/) }],
+    })
   })
 
   it('when WEBHOOK_ALLOW_PRIVATE is on, then a loopback callback_url is accepted; a public one always is', async () => {
     await setup()
-    expect((await post('/api/v1/invoices', { order_id: 'G-2', amount: 10, currency: 'RUB', callback_url: 'https://127.0.0.1/h' })).statusCode).toBe(201)
+    expect(
+      (
+        await post('/api/v1/invoices', {
+          order_id: 'G-2',
+          amount: 10,
+          currency: 'RUB',
+          callback_url: 'https://127.0.0.1/h',
+        })
+      ).statusCode,
+    ).toBe(201)
     const strict = await buildTestApp({ WEBHOOK_ALLOW_PRIVATE: 'false' })
     extra.push(() => strict.close())
     const sm = await strict.merchant()
@@ -273,7 +345,12 @@ describe('callback_url address rules at creation (API.md B6)', () => {
       method: 'POST',
       url: '/api/v1/invoices',
       headers: { 'content-type': 'application/json', 'x-api-key': sm.apiKey },
-      payload: JSON.stringify({ order_id: 'G-3', amount: 10, currency: 'RUB', callback_url: 'https://93.184.216.34/h' }),
+      payload: JSON.stringify({
+        order_id: 'G-3',
+        amount: 10,
+        currency: 'RUB',
+        callback_url: 'https://93.184.216.34/h',
+      }),
     })
     expect(res.statusCode).toBe(201)
   })
@@ -330,7 +407,15 @@ describe('secrets never reach the logs', () => {
     expect(lines.length).toBeGreaterThan(10)
     const log = lines.join('\n')
     const keyHash = createHash('sha256').update(m.apiKey).digest('hex')
-    for (const secret of [m.apiKey, keyHash, m.webhookSecret, rotated, m.webhookSecret.slice(6), rotated.slice(6), 'merchant-own-token']) {
+    for (const secret of [
+      m.apiKey,
+      keyHash,
+      m.webhookSecret,
+      rotated,
+      m.webhookSecret.slice(6),
+      rotated.slice(6),
+      'merchant-own-token',
+    ]) {
       expect(log).not.toContain(secret)
     }
     expect(log).not.toMatch(/whsec_|mk_[A-Za-z0-9_-]{20}/)
@@ -354,7 +439,9 @@ describe('OpenAPI', () => {
     }
     expect(Object.keys(ops.retryWebhookDelivery.responses)).toEqual(expect.arrayContaining(['202', '400', '404']))
     expect(doc.components.schemas.Invoice).toBeDefined()
-    expect(doc.webhooks.invoiceEvent.post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/WebhookEvent')
+    expect(doc.webhooks.invoiceEvent.post.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/WebhookEvent',
+    )
     // an invoice event carries the invoice as getInfo returns it; the test event only the merchant id
     expect(doc.components.schemas.InvoiceEvent.properties.data.$ref).toBe('#/components/schemas/Invoice')
     expect(doc.components.schemas.TestEvent.properties.data.required).toEqual(['merchant_id'])

@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeQrPng } from '../helpers/decode-qr.js'
-import { createMerchantWithCli, freePort, ROOT, startServer, stopServer, type ServerProcess } from '../helpers/server-process.js'
+import {
+  createMerchantWithCli,
+  freePort,
+  ROOT,
+  startServer,
+  stopServer,
+  type ServerProcess,
+} from '../helpers/server-process.js'
 
 const require = createRequire(import.meta.url)
 const Database = require('better-sqlite3') as typeof import('better-sqlite3')
@@ -29,12 +36,23 @@ describe('bench floor server', () => {
     service = await startServer(env)
     const port = await freePort()
     floorBase = `http://127.0.0.1:${port}`
-    floor = spawn(process.execPath, [join(ROOT, 'bench', 'floor-server.mjs'), String(port), serviceDb(), join(dir, 'floor.log'), floorDb()], {
-      env: { PATH: process.env['PATH'] ?? '', FLOOR_API_KEY: merchant.api_key, FLOOR_CREATE_MERCHANT: floorMerchant.merchant_id },
-      stdio: 'inherit',
-    })
+    floor = spawn(
+      process.execPath,
+      [join(ROOT, 'bench', 'floor-server.mjs'), String(port), serviceDb(), join(dir, 'floor.log'), floorDb()],
+      {
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          FLOOR_API_KEY: merchant.api_key,
+          FLOOR_CREATE_MERCHANT: floorMerchant.merchant_id,
+        },
+        stdio: 'inherit',
+      },
+    )
     for (let i = 0; ; i++) {
-      const up = await fetch(`${floorBase}/`).then(() => true, () => false)
+      const up = await fetch(`${floorBase}/`).then(
+        () => true,
+        () => false,
+      )
       if (up) break
       if (i > 100) throw new Error('the floor server did not start')
       await new Promise((r) => setTimeout(r, 50))
@@ -53,9 +71,10 @@ describe('bench floor server', () => {
       body: JSON.stringify({ order_id: orderId, amount: '100.00', currency: 'RUB' }),
     })
   // what both servers send; Node adds date, connection and keep-alive itself
-  const headerNames = (res: Response) => [...res.headers.keys()].filter((h) => !['date', 'connection', 'keep-alive'].includes(h)).sort()
+  const headerNames = (res: Response) =>
+    [...res.headers.keys()].filter((h) => !['date', 'connection', 'keep-alive'].includes(h)).sort()
 
-  it('when it creates, then its answer is the service\'s (fields, headers, a QR of pay_url) and the row is committed before it', async () => {
+  it("when it creates, then its answer is the service's (fields, headers, a QR of pay_url) and the row is committed before it", async () => {
     const [ours, its] = await Promise.all([create(service.base, 'F-1'), create(floorBase, 'F-1')])
     expect(its.status).toBe(201)
     const body = (await its.json()) as Record<string, unknown>
@@ -82,7 +101,7 @@ describe('bench floor server', () => {
     }
   })
 
-  it('when it answers getInfo, then with the service\'s body and headers, and logs the request id', async () => {
+  it("when it answers getInfo, then with the service's body and headers, and logs the request id", async () => {
     const created = (await (await create(service.base, 'G-1')).json()) as { order_id: string }
     const url = `/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${created.order_id}`
     const headers = { 'x-api-key': merchant.api_key }
@@ -92,6 +111,8 @@ describe('bench floor server', () => {
     expect(headerNames(its)).toEqual(headerNames(ours))
     const requestId = its.headers.get('x-request-id')
     // the log writer writes asynchronously
-    await expect.poll(() => readFileSync(join(dir, 'floor.log'), 'utf8'), { timeout: 5000, interval: 50 }).toContain(`"reqId":"${requestId}"`)
+    await expect
+      .poll(() => readFileSync(join(dir, 'floor.log'), 'utf8'), { timeout: 5000, interval: 50 })
+      .toContain(`"reqId":"${requestId}"`)
   })
 })

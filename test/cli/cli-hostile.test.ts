@@ -16,7 +16,10 @@ describe('CLI: random argv never throws (issue #6)', () => {
   let merchantId: string
   let keyId: string
   beforeAll(async () => {
-    const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://pay.test' }, currencyExponent)
+    const config = loadConfig(
+      { DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://pay.test' },
+      currencyExponent,
+    )
     rt = await createRuntime(config, { logger: pino({ level: 'silent' }) })
     commands = cliCommands(rt)
     const m = await commands.createMerchant({ name: 'Fuzz' })
@@ -32,11 +35,48 @@ describe('CLI: random argv never throws (issue #6)', () => {
     const word = fc.oneof(
       { weight: 4, arbitrary: fc.constantFrom('merchant', 'key', 'webhook-secret', 'migrate', 'serve', 'help') },
       { weight: 4, arbitrary: fc.constantFrom('create', 'list', 'disable', 'enable', 'revoke', 'rotate') },
-      { weight: 4, arbitrary: fc.constantFrom('--json', '--name', '--default-service', '--merchant', '--help', '-h', '--', '-', '--json=true', '--json=', '--name=', '--merchant=', '--no-json', '-x', '--unknown', '---', '-jh', '-hj') },
+      {
+        weight: 4,
+        arbitrary: fc.constantFrom(
+          '--json',
+          '--name',
+          '--default-service',
+          '--merchant',
+          '--help',
+          '-h',
+          '--',
+          '-',
+          '--json=true',
+          '--json=',
+          '--name=',
+          '--merchant=',
+          '--no-json',
+          '-x',
+          '--unknown',
+          '---',
+          '-jh',
+          '-hj',
+        ),
+      },
       { weight: 3, arbitrary: fc.constant(null).map(() => merchantId) },
       { weight: 1, arbitrary: fc.constant(null).map(() => keyId) },
       { weight: 2, arbitrary: fc.uuid().map(String) },
-      { weight: 1, arbitrary: fc.constantFrom('card', 'sbp', 'cash', '', ' ', '00000000-0000-0000-0000-000000000000', 'not-a-uuid', '\u0000', '\ud800', '👍🏽', 'x'.repeat(10_000)) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'card',
+          'sbp',
+          'cash',
+          '',
+          ' ',
+          '00000000-0000-0000-0000-000000000000',
+          'not-a-uuid',
+          '\u0000',
+          '\ud800',
+          '👍🏽',
+          'x'.repeat(10_000),
+        ),
+      },
       { weight: 2, arbitrary: fc.string({ maxLength: 20 }) },
       { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
       { weight: 1, arbitrary: fc.string({ maxLength: 12 }).map((s) => `--${s}`) },
@@ -45,10 +85,22 @@ describe('CLI: random argv never throws (issue #6)', () => {
     const argv = fc.oneof(
       fc.array(word, { maxLength: 7 }),
       // a known command line, then some random words
-      fc.tuple(
-        fc.constantFrom<string[]>(['merchant', 'create', '--name'], ['merchant', 'list'], ['merchant', 'disable'], ['merchant', 'enable'], ['key', 'create', '--merchant'], ['key', 'list', '--merchant'], ['key', 'revoke'], ['webhook-secret', 'rotate', '--merchant'], ['migrate']),
-        fc.array(word, { maxLength: 4 }),
-      ).map(([head, tail]) => [...head, ...tail]),
+      fc
+        .tuple(
+          fc.constantFrom<string[]>(
+            ['merchant', 'create', '--name'],
+            ['merchant', 'list'],
+            ['merchant', 'disable'],
+            ['merchant', 'enable'],
+            ['key', 'create', '--merchant'],
+            ['key', 'list', '--merchant'],
+            ['key', 'revoke'],
+            ['webhook-secret', 'rotate', '--merchant'],
+            ['migrate'],
+          ),
+          fc.array(word, { maxLength: 4 }),
+        )
+        .map(([head, tail]) => [...head, ...tail]),
     )
     const codes = new Set<number>()
     await fc.assert(
@@ -71,6 +123,9 @@ describe('CLI: random argv never throws (issue #6)', () => {
     // the generator reaches success, usage errors and the use cases' own refusals
     expect(codes).toContain(0)
     expect(codes).toContain(64)
-    expect([...codes].some((c) => c === 2 || c === 3), [...codes].join(', ')).toBe(true)
+    expect(
+      [...codes].some((c) => c === 2 || c === 3),
+      [...codes].join(', '),
+    ).toBe(true)
   })
 })

@@ -9,9 +9,14 @@ const run = promisify(execFile)
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'invoice-service.js')
 
 /** Runs the real binary (built dist/) in a child process against a temp SQLite file. */
-async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } })
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+    })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string }
@@ -73,7 +78,9 @@ describe('invoice-service CLI (child process)', () => {
 
   it('when a merchant is disabled and enabled, then its status follows', async () => {
     const m = JSON.parse((await cli(['merchant', 'create', '--name', 'Toggle', '--json'], env)).stdout)
-    expect(JSON.parse((await cli(['merchant', 'disable', m.merchant_id, '--json'], env)).stdout).status).toBe('disabled')
+    expect(JSON.parse((await cli(['merchant', 'disable', m.merchant_id, '--json'], env)).stdout).status).toBe(
+      'disabled',
+    )
     expect(JSON.parse((await cli(['merchant', 'enable', m.merchant_id, '--json'], env)).stdout).status).toBe('active')
   })
 
@@ -106,7 +113,10 @@ describe('invoice-service CLI (child process)', () => {
   it('when a command is given an option it does not take, or one option twice, then a usage error (64) and nothing is done', async () => {
     const cases: [string[], RegExp][] = [
       [['merchant', 'list', '--merchant', 'x'], /merchant list takes no --merchant option/],
-      [['key', 'revoke', '00000000-0000-7000-8000-000000000000', '--merchant', 'x'], /key revoke takes no --merchant option/],
+      [
+        ['key', 'revoke', '00000000-0000-7000-8000-000000000000', '--merchant', 'x'],
+        /key revoke takes no --merchant option/,
+      ],
       [['key', 'create', '--merchant', 'x', '--name', 'y'], /key create takes no --name option/],
       [['merchant', 'create', '--name', 'A', '--name', 'B', '--json'], /--name is given more than once/],
       [['merchant', 'create', '--name', 'A', '--json', '--json'], /--json is given more than once/],
@@ -118,11 +128,19 @@ describe('invoice-service CLI (child process)', () => {
       expect(res.stdout).toBe('')
     }
     // nothing was created by the refused merchant create
-    expect(JSON.parse((await cli(['merchant', 'list', '--json'], env)).stdout).merchants.map((m: { name: string }) => m.name)).not.toContain('B')
+    expect(
+      JSON.parse((await cli(['merchant', 'list', '--json'], env)).stdout).merchants.map(
+        (m: { name: string }) => m.name,
+      ),
+    ).not.toContain('B')
   })
 
   it('when serve gets arguments, or an option comes before it, then a usage error (64) and nothing starts', async () => {
-    for (const args of [['serve', '--port', '9999'], ['serve', 'extra'], ['--json', 'serve']]) {
+    for (const args of [
+      ['serve', '--port', '9999'],
+      ['serve', 'extra'],
+      ['--json', 'serve'],
+    ]) {
       const res = await cli(args, { ...env, PORT: '0' })
       expect(res.code, args.join(' ')).toBe(64)
       expect(res.stderr).toMatch(/serve takes no/)

@@ -40,7 +40,11 @@ describe('@invoice-service/client against the running service', () => {
   beforeAll(async () => {
     service = await startLiveService()
     rx = await startReceiver({ secrets: [service.merchant.webhookSecret] })
-    client = createInvoiceClient({ baseUrl: service.url, apiKey: service.merchant.apiKey, merchantId: service.merchant.id })
+    client = createInvoiceClient({
+      baseUrl: service.url,
+      apiKey: service.merchant.apiKey,
+      merchantId: service.merchant.id,
+    })
   })
   afterAll(async () => {
     await rx?.close()
@@ -52,7 +56,9 @@ describe('@invoice-service/client against the running service', () => {
     expectTypeOf<ProblemCode>().toExtend<string>()
     expectTypeOf<'order_id_conflict'>().toExtend<ProblemCode>()
     expectTypeOf<InvoiceServiceError['code']>().toEqualTypeOf<ProblemCode | 'network_error' | 'unexpected_response'>()
-    expectTypeOf<WebhookEvent['type']>().toEqualTypeOf<'invoice.hold' | 'invoice.paid' | 'invoice.failed' | 'invoice.expired' | 'webhook.test'>()
+    expectTypeOf<WebhookEvent['type']>().toEqualTypeOf<
+      'invoice.hold' | 'invoice.paid' | 'invoice.failed' | 'invoice.expired' | 'webhook.test'
+    >()
     expectTypeOf(client.getInvoice).returns.resolves.toEqualTypeOf<Invoice>()
   })
 
@@ -70,7 +76,11 @@ describe('@invoice-service/client against the running service', () => {
     const order = orderId()
     await client.createInvoice({ order_id: order, amount: 10, currency: 'RUB' })
     const err = await failure(client.createInvoice({ order_id: order, amount: 11, currency: 'RUB' }))
-    expect(err).toMatchObject({ status: 409, code: 'order_id_conflict', problem: { type: 'about:blank', status: 409, code: 'order_id_conflict' } })
+    expect(err).toMatchObject({
+      status: 409,
+      code: 'order_id_conflict',
+      problem: { type: 'about:blank', status: 409, code: 'order_id_conflict' },
+    })
     expect(err.requestId).toMatch(/^[0-9a-f-]{36}$/)
     expect(isInvoiceServiceError(err, 'order_id_conflict')).toBe(true)
     expect(isInvoiceServiceError(err, 'invoice_not_found')).toBe(false)
@@ -87,7 +97,15 @@ describe('@invoice-service/client against the running service', () => {
     const order = orderId()
     const created = await client.createInvoice({ order_id: order, amount: '5.00', currency: 'USD' })
     const byId = await client.getInvoice(created.order_id)
-    expect(byId).toMatchObject({ id: created.order_id, merchant_id: service.merchant.id, order_id: order, amount: 5, currency: 'USD', status: 'pending', credited: null })
+    expect(byId).toMatchObject({
+      id: created.order_id,
+      merchant_id: service.merchant.id,
+      order_id: order,
+      amount: 5,
+      currency: 'USD',
+      status: 'pending',
+      credited: null,
+    })
     expect(await client.getInvoice({ invoice_id: created.order_id })).toEqual(byId)
     expect(await client.getInvoice({ order_id: order })).toEqual(byId)
     expect((await failure(client.getInvoice({ order_id: 'no-such-order' }))).code).toBe('invoice_not_found')
@@ -128,7 +146,8 @@ describe('@invoice-service/client against the running service', () => {
     const lister = await service.t.merchant('Lister')
     const c = createInvoiceClient({ baseUrl: service.url, apiKey: lister.apiKey })
     const ids: string[] = []
-    for (let i = 0; i < 5; i += 1) ids.push((await c.createInvoice({ order_id: `list-${i}`, amount: 1 + i, currency: 'RUB' })).order_id)
+    for (let i = 0; i < 5; i += 1)
+      ids.push((await c.createInvoice({ order_id: `list-${i}`, amount: 1 + i, currency: 'RUB' })).order_id)
     const first = await c.listInvoices({ limit: 2 })
     expect(first.data.map((i) => i.id)).toEqual([ids[4], ids[3]])
     expect(first.next_cursor).toEqual(expect.any(String))
@@ -145,7 +164,12 @@ describe('@invoice-service/client against the running service', () => {
 
   it('when an invoice with a callback_url is paid, then verifyWebhook accepts the webhook, the log shows it and it can be redelivered', async () => {
     const order = orderId()
-    const created = await client.createInvoice({ order_id: order, amount: '42.00', currency: 'RUB', callback_url: rx.url })
+    const created = await client.createInvoice({
+      order_id: order,
+      amount: '42.00',
+      currency: 'RUB',
+      callback_url: rx.url,
+    })
     const before = rx.received.length
     await simulate(service, created.order_id, 'paid')
     const [hook] = (await rx.waitFor(before + 1)).slice(before)
@@ -157,7 +181,12 @@ describe('@invoice-service/client against the running service', () => {
     const deliveries = await client.listDeliveries({ invoice_id: created.order_id })
     expect(deliveries.data).toHaveLength(1)
     const delivery = deliveries.data[0]!
-    expect(delivery).toMatchObject({ event_id: hook!.headers['webhook-id'], type: 'invoice.paid', status: 'succeeded', url: rx.url })
+    expect(delivery).toMatchObject({
+      event_id: hook!.headers['webhook-id'],
+      type: 'invoice.paid',
+      status: 'succeeded',
+      url: rx.url,
+    })
     expect(delivery.attempts[0]).toMatchObject({ status_code: 200, error: null })
 
     const again = await client.redeliver(delivery.id)
@@ -184,7 +213,9 @@ describe('@invoice-service/client when there is no problem document', () => {
   let proxyUrl: string
   beforeAll(async () => {
     // a reverse proxy in front of a service that is down: HTML, not a problem document
-    proxy = createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>502 Bad Gateway</h1>'))
+    proxy = createServer((_req, res) =>
+      res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>502 Bad Gateway</h1>'),
+    )
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
     proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
   })
@@ -222,7 +253,11 @@ describe('@invoice-service/client when a server answers strangely', () => {
   let otherUrl: string
   beforeAll(async () => {
     server = createServer((req, res) => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', apiKey: req.headers['x-api-key'] as string | undefined })
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        apiKey: req.headers['x-api-key'] as string | undefined,
+      })
       const a = script[Math.min(seen.length - 1, script.length - 1)] ?? { status: 500 }
       res.writeHead(a.status, a.headers ?? {}).end(a.body ?? '')
     })
@@ -249,7 +284,11 @@ describe('@invoice-service/client when a server answers strangely', () => {
     headers: { 'content-type': 'application/problem+json' },
     body: JSON.stringify({ type: 'about:blank', title: 'x', status, code, detail: code }),
   })
-  const created = { status: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: 'i', pay_url: 'p', qr_url: 'q', qr_image: 'd', amount: '1.00', is_new: true }) }
+  const created = {
+    status: 201,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ order_id: 'i', pay_url: 'p', qr_url: 'q', qr_image: 'd', amount: '1.00', is_new: true }),
+  }
 
   it('when an answer redirects elsewhere, then it is not followed: the API key and body stay here, unexpected_response 307', async () => {
     given({ status: 307, headers: { location: `${otherUrl}/api/v1/invoices` } })
@@ -266,12 +305,19 @@ describe('@invoice-service/client when a server answers strangely', () => {
     expect(await c.createInvoice({ order_id: 'x', amount: 1, currency: 'RUB' })).toMatchObject({ is_new: true })
     expect(seen).toHaveLength(2)
     given(problem(500, 'internal_error'), { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' })
-    expect(await failure(c.capture('0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01'))).toMatchObject({ status: 500, code: 'internal_error' })
+    expect(await failure(c.capture('0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01'))).toMatchObject({
+      status: 500,
+      code: 'internal_error',
+    })
     expect(seen).toHaveLength(1)
   })
 
   it('when a 2xx body is not JSON, then unexpected_response with that status, not network_error, and no retry', async () => {
-    given({ status: 201, headers: { 'content-type': 'application/json', 'x-request-id': 'r-1' }, body: '{"order_id": "cut off' })
+    given({
+      status: 201,
+      headers: { 'content-type': 'application/json', 'x-request-id': 'r-1' },
+      body: '{"order_id": "cut off',
+    })
     const c = createInvoiceClient({ baseUrl: url, apiKey: 'mk_x', retries: 2 })
     const err = await failure(c.createInvoice({ order_id: 'x', amount: 1, currency: 'RUB' }))
     expect(err).toMatchObject({ status: 201, code: 'unexpected_response', requestId: 'r-1' })
@@ -279,7 +325,10 @@ describe('@invoice-service/client when a server answers strangely', () => {
   })
 
   it('when Retry-After asks for longer than 10 s, then the error is thrown at once with retryAfter', async () => {
-    given({ ...problem(429, 'rate_limited'), headers: { 'content-type': 'application/problem+json', 'retry-after': '60' } })
+    given({
+      ...problem(429, 'rate_limited'),
+      headers: { 'content-type': 'application/problem+json', 'retry-after': '60' },
+    })
     const c = createInvoiceClient({ baseUrl: url, apiKey: 'mk_x', retries: 2 })
     const started = Date.now()
     const err = await failure(c.listInvoices())
@@ -290,7 +339,10 @@ describe('@invoice-service/client when a server answers strangely', () => {
 
   it('when Retry-After is an HTTP date (from a proxy), then it counts from now like seconds', async () => {
     const inAMinute = new Date(Date.now() + 60_000).toUTCString()
-    given({ ...problem(503, 'unavailable'), headers: { 'content-type': 'application/problem+json', 'retry-after': inAMinute } })
+    given({
+      ...problem(503, 'unavailable'),
+      headers: { 'content-type': 'application/problem+json', 'retry-after': inAMinute },
+    })
     const c = createInvoiceClient({ baseUrl: url, apiKey: 'mk_x', retries: 2 })
     const err = await failure(c.listInvoices())
     expect(err).toMatchObject({ status: 503, code: 'unavailable' })

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DOCUMENT_PATH, GENERATION_ENV, TYPES_PATH, renderDocument, renderTypes } from '../../scripts/client-codegen.mjs'
+import {
+  DOCUMENT_PATH,
+  GENERATION_ENV,
+  TYPES_PATH,
+  renderDocument,
+  renderTypes,
+} from '../../scripts/client-codegen.mjs'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')

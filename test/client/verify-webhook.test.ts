@@ -16,7 +16,11 @@ const BODY = JSON.stringify({
 })
 
 function signed(secrets: string[], body = BODY, at = now(), id = 'evt-1'): Record<string, string> {
-  return { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': hmacSigner.signature(secrets, id, at, body) }
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(at),
+    'webhook-signature': hmacSigner.signature(secrets, id, at, body),
+  }
 }
 
 describe('verifyWebhook', () => {
@@ -30,10 +34,24 @@ describe('verifyWebhook', () => {
     // `await request.arrayBuffer()` in a Fetch-style handler, and a view into a larger buffer
     expect(verifyWebhook(new TextEncoder().encode(BODY).buffer, headers, secret)).toEqual(event)
     const padded = Buffer.from(`xx${BODY}yy`)
-    expect(verifyWebhook(new DataView(padded.buffer, padded.byteOffset + 2, padded.length - 4), headers, secret)).toEqual(event)
+    expect(
+      verifyWebhook(new DataView(padded.buffer, padded.byteOffset + 2, padded.length - 4), headers, secret),
+    ).toEqual(event)
     // Node's IncomingHttpHeaders: lower-case names, with unrelated multi-value headers beside them
-    expect(verifyWebhook(BODY, { ...headers, 'x-forwarded-for': ['10.0.0.1', '10.0.0.2'], host: 'shop.example' }, secret)).toEqual(event)
-    expect(verifyWebhook(BODY, { 'Webhook-Id': headers['webhook-id'], 'Webhook-Timestamp': headers['webhook-timestamp'], 'Webhook-Signature': headers['webhook-signature'] }, secret)).toEqual(event)
+    expect(
+      verifyWebhook(BODY, { ...headers, 'x-forwarded-for': ['10.0.0.1', '10.0.0.2'], host: 'shop.example' }, secret),
+    ).toEqual(event)
+    expect(
+      verifyWebhook(
+        BODY,
+        {
+          'Webhook-Id': headers['webhook-id'],
+          'Webhook-Timestamp': headers['webhook-timestamp'],
+          'Webhook-Signature': headers['webhook-signature'],
+        },
+        secret,
+      ),
+    ).toEqual(event)
   })
 
   it('when the secret is being rotated, then the two signatures sent each verify with their own secret', () => {
@@ -49,7 +67,10 @@ describe('verifyWebhook', () => {
   it('when the body, the id, the timestamp or the secret differ, then WebhookVerificationError', () => {
     const secret = newSecret()
     const headers = signed([secret])
-    const refused = (body: string, h: Record<string, string>, s: string | string[] = secret) => () => verifyWebhook(body, h, s)
+    const refused =
+      (body: string, h: Record<string, string>, s: string | string[] = secret) =>
+      () =>
+        verifyWebhook(body, h, s)
     expect(refused(BODY.replace('100.5', '1005'), headers)).toThrow(WebhookVerificationError)
     expect(refused(JSON.stringify(JSON.parse(BODY), null, 1), headers)).toThrow(WebhookVerificationError) // re-serialized
     expect(refused(BODY, { ...headers, 'webhook-id': 'evt-2' })).toThrow(WebhookVerificationError)

@@ -2,7 +2,16 @@
 import { describe, expect, it } from 'vitest'
 import type { ApiKeyId } from '../../src/domain/ids.js'
 import { StoreUnavailableError } from '../../src/ports/store.js'
-import { apiKeyFixture, at, givenMerchant, HOUR, merchantFixture, MINUTE, webhookSecretFixture, type ContractContext } from './fixtures.js'
+import {
+  apiKeyFixture,
+  at,
+  givenMerchant,
+  HOUR,
+  merchantFixture,
+  MINUTE,
+  webhookSecretFixture,
+  type ContractContext,
+} from './fixtures.js'
 
 export function describeAccountContract(ctx: ContractContext): void {
   describe('merchants', () => {
@@ -92,7 +101,9 @@ export function describeAccountContract(ctx: ContractContext): void {
       expect(await store.transaction((tx) => tx.apiKeys.revoke(key.id, at(HOUR)))).toBe(false)
       expect((await store.apiKeys.findByHash(key.hash))?.key.revokedAt).toEqual(at(MINUTE))
       expect((await store.apiKeys.findByHash(kept.hash))?.key.revokedAt).toBeNull()
-      expect(await store.transaction((tx) => tx.apiKeys.revoke(apiKeyFixture(m.id).id as ApiKeyId, at(HOUR)))).toBe(false)
+      expect(await store.transaction((tx) => tx.apiKeys.revoke(apiKeyFixture(m.id).id as ApiKeyId, at(HOUR)))).toBe(
+        false,
+      )
     })
 
     it('when two keys have the same hash, then the second insert throws (and not as unavailable)', async () => {
@@ -101,10 +112,12 @@ export function describeAccountContract(ctx: ContractContext): void {
       const key = apiKeyFixture(m.id)
       await store.transaction((tx) => tx.apiKeys.insert(key))
       const dup = apiKeyFixture(m.id, { hash: key.hash })
-      const err = await store.transaction((tx) => tx.apiKeys.insert(dup)).then(
-        () => undefined,
-        (e: unknown) => e,
-      )
+      const err = await store
+        .transaction((tx) => tx.apiKeys.insert(dup))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        )
       expect(err).toBeInstanceOf(Error)
       expect(err).not.toBeInstanceOf(StoreUnavailableError)
       expect(await store.apiKeys.listByMerchant(m.id)).toEqual([key])
@@ -173,7 +186,10 @@ export function describeAccountContract(ctx: ContractContext): void {
         { ...second, expiresAt: at(2 * HOUR) },
         { ...first, expiresAt: at(HOUR) },
       ])
-      expect(await store.webhookSecrets.listActive(m.id, at(90 * MINUTE))).toEqual([third, { ...second, expiresAt: at(2 * HOUR) }])
+      expect(await store.webhookSecrets.listActive(m.id, at(90 * MINUTE))).toEqual([
+        third,
+        { ...second, expiresAt: at(2 * HOUR) },
+      ])
     })
   })
 }

@@ -12,13 +12,27 @@ import type { ClaimedDelivery, Delivery } from '../../src/domain/delivery.js'
 import type { DeliveryId, EventId, MerchantId } from '../../src/domain/ids.js'
 import type { Invoice } from '../../src/domain/invoice.js'
 import type { Store } from '../../src/ports/store.js'
-import { ascendingIds, at, eventFixture, givenInvoice, givenMerchant, MINUTE, T0, type ContractContext } from './fixtures.js'
+import {
+  ascendingIds,
+  at,
+  eventFixture,
+  givenInvoice,
+  givenMerchant,
+  MINUTE,
+  T0,
+  type ContractContext,
+} from './fixtures.js'
 
 const FAR = new Date('2999-01-01T00:00:00.000Z')
 const LEASE = 30_000
 
 /** The event and delivery of one invoice transition, written together as the outbox does. */
-async function givenDelivery(store: Store, inv: Invoice, over: Partial<Delivery> = {}, payload = `{"n":"${randomUUID()}"}`): Promise<Delivery> {
+async function givenDelivery(
+  store: Store,
+  inv: Invoice,
+  over: Partial<Delivery> = {},
+  payload = `{"n":"${randomUUID()}"}`,
+): Promise<Delivery> {
   const event = eventFixture(inv, { createdAt: over.createdAt ?? T0 })
   const d: Delivery = {
     id: randomUUID() as DeliveryId,
@@ -41,10 +55,33 @@ async function givenDelivery(store: Store, inv: Invoice, over: Partial<Delivery>
   return d
 }
 
-const claim = (store: Store, now: Date, limit = 100, perMerchant = limit, inFlight: ReadonlyMap<MerchantId, number> = new Map(), answering: readonly MerchantId[] = [], perUnproven = perMerchant) =>
-  store.transaction((tx) => tx.deliveries.claimDue(now, new Date(now.getTime() + LEASE), { limit, perMerchant, perUnproven, inFlight, answering: new Set(answering) }))
-const settle = (store: Store, c: ClaimedDelivery, status: 'pending' | 'succeeded' | 'failed', nextAttemptAt: Date | null = null) =>
-  store.transaction((tx) => tx.deliveries.settle(c, { status, attemptCount: c.attemptCount + 1, nextAttemptAt, updatedAt: T0 }))
+const claim = (
+  store: Store,
+  now: Date,
+  limit = 100,
+  perMerchant = limit,
+  inFlight: ReadonlyMap<MerchantId, number> = new Map(),
+  answering: readonly MerchantId[] = [],
+  perUnproven = perMerchant,
+) =>
+  store.transaction((tx) =>
+    tx.deliveries.claimDue(now, new Date(now.getTime() + LEASE), {
+      limit,
+      perMerchant,
+      perUnproven,
+      inFlight,
+      answering: new Set(answering),
+    }),
+  )
+const settle = (
+  store: Store,
+  c: ClaimedDelivery,
+  status: 'pending' | 'succeeded' | 'failed',
+  nextAttemptAt: Date | null = null,
+) =>
+  store.transaction((tx) =>
+    tx.deliveries.settle(c, { status, attemptCount: c.attemptCount + 1, nextAttemptAt, updatedAt: T0 }),
+  )
 const ids = (cs: readonly { id: string }[]) => cs.map((c) => c.id)
 
 /** Settles everything an earlier test left due, so claims below see only this test's rows. */
@@ -64,7 +101,12 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       const store = ctx.store()
       const m = await givenMerchant(store)
       const inv = await givenInvoice(store, m.id, { callbackUrl: 'https://shop.test/hook' })
-      const d = await givenDelivery(store, inv, { type: 'invoice.hold', nextAttemptAt: at(MINUTE) }, '{"type":"invoice.hold","data":{"comment":"Заказ"}}')
+      const d = await givenDelivery(
+        store,
+        inv,
+        { type: 'invoice.hold', nextAttemptAt: at(MINUTE) },
+        '{"type":"invoice.hold","data":{"comment":"Заказ"}}',
+      )
       expect(await store.deliveries.findById(d.id)).toEqual({ ...d, attempts: [] })
       expect(await store.deliveries.findById(randomUUID() as DeliveryId)).toBeUndefined()
       const [c] = await claim(store, at(MINUTE))
@@ -85,7 +127,10 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       const store = ctx.store()
       const m = await givenMerchant(store)
       const later = await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(2 * MINUTE) })
-      const done = await givenDelivery(store, await givenInvoice(store, m.id), { status: 'succeeded', nextAttemptAt: null })
+      const done = await givenDelivery(store, await givenInvoice(store, m.id), {
+        status: 'succeeded',
+        nextAttemptAt: null,
+      })
       const due = await givenDelivery(store, await givenInvoice(store, m.id))
       expect(ids(await claim(store, at(MINUTE)))).toEqual([due.id])
       expect(await claim(store, at(MINUTE))).toEqual([]) // leased until MINUTE + 30 s
@@ -104,7 +149,10 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(MINUTE) }) // due then: not after it
       await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(5 * MINUTE) })
       await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(3 * MINUTE) })
-      await givenDelivery(store, await givenInvoice(store, m.id), { status: 'succeeded', nextAttemptAt: at(2 * MINUTE) })
+      await givenDelivery(store, await givenInvoice(store, m.id), {
+        status: 'succeeded',
+        nextAttemptAt: at(2 * MINUTE),
+      })
       expect(await next(at(MINUTE))).toEqual(at(3 * MINUTE))
       expect(await next(at(4 * MINUTE))).toEqual(at(5 * MINUTE))
       expect(await next(at(5 * MINUTE))).toBeNull()
@@ -115,17 +163,40 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       const m = await givenMerchant(store)
       const inv = await givenInvoice(store, m.id)
       const [lo, hi] = ascendingIds<DeliveryId>(2)
-      const hold = await givenDelivery(store, inv, { id: hi!, type: 'invoice.hold', createdAt: at(MINUTE), nextAttemptAt: at(MINUTE) })
-      const paid = await givenDelivery(store, inv, { type: 'invoice.paid', createdAt: at(2 * MINUTE), nextAttemptAt: at(2 * MINUTE) })
+      const hold = await givenDelivery(store, inv, {
+        id: hi!,
+        type: 'invoice.hold',
+        createdAt: at(MINUTE),
+        nextAttemptAt: at(MINUTE),
+      })
+      const paid = await givenDelivery(store, inv, {
+        type: 'invoice.paid',
+        createdAt: at(2 * MINUTE),
+        nextAttemptAt: at(2 * MINUTE),
+      })
       // same created_at: the id decides
-      const tie = await givenDelivery(store, inv, { id: lo!, type: 'invoice.hold', createdAt: at(MINUTE), nextAttemptAt: at(MINUTE) })
+      const tie = await givenDelivery(store, inv, {
+        id: lo!,
+        type: 'invoice.hold',
+        createdAt: at(MINUTE),
+        nextAttemptAt: at(MINUTE),
+      })
       const other = await givenDelivery(store, await givenInvoice(store, m.id), { createdAt: at(3 * MINUTE) })
 
       const first = await claim(store, at(5 * MINUTE))
       expect(ids(first).sort()).toEqual([tie.id, other.id].sort())
-      await settle(store, first.find((c) => c.id === other.id)!, 'succeeded')
+      await settle(
+        store,
+        first.find((c) => c.id === other.id)!,
+        'succeeded',
+      )
       // a retry still pending (due later) keeps blocking the later events of its invoice
-      await settle(store, first.find((c) => c.id === tie.id)!, 'pending', at(10 * MINUTE))
+      await settle(
+        store,
+        first.find((c) => c.id === tie.id)!,
+        'pending',
+        at(10 * MINUTE),
+      )
       expect(await claim(store, at(6 * MINUTE))).toEqual([])
       const retried = await claim(store, at(10 * MINUTE))
       expect(ids(retried)).toEqual([tie.id])
@@ -140,7 +211,8 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       const store = ctx.store()
       const [hog, other, third] = [await givenMerchant(store), await givenMerchant(store), await givenMerchant(store)]
       const b: Delivery[] = []
-      for (let i = 0; i < 30; i++) b.push(await givenDelivery(store, await givenInvoice(store, hog.id), { nextAttemptAt: at(i * 1000) }))
+      for (let i = 0; i < 30; i++)
+        b.push(await givenDelivery(store, await givenInvoice(store, hog.id), { nextAttemptAt: at(i * 1000) }))
       const o1 = await givenDelivery(store, await givenInvoice(store, other.id), { nextAttemptAt: at(MINUTE) })
       const t1 = await givenDelivery(store, await givenInvoice(store, third.id), { nextAttemptAt: at(MINUTE + 1000) })
       const now = at(2 * MINUTE)
@@ -158,10 +230,15 @@ export function describeDeliveryContract(ctx: ContractContext): void {
 
     it('when merchants whose endpoints have not answered have backlogs due first, then each gets its unproven share and the next merchants` deliveries are found behind them', async () => {
       const store = ctx.store()
-      const [first, second, other] = [await givenMerchant(store), await givenMerchant(store), await givenMerchant(store)]
+      const [first, second, other] = [
+        await givenMerchant(store),
+        await givenMerchant(store),
+        await givenMerchant(store),
+      ]
       const backlog = async (m: MerchantId, from: number) => {
         const b: Delivery[] = []
-        for (let i = 0; i < 20; i++) b.push(await givenDelivery(store, await givenInvoice(store, m), { nextAttemptAt: at(from + i * 1000) }))
+        for (let i = 0; i < 20; i++)
+          b.push(await givenDelivery(store, await givenInvoice(store, m), { nextAttemptAt: at(from + i * 1000) }))
         return b
       }
       const [b1, b2] = [await backlog(first.id, 0), await backlog(second.id, 30_000)]
@@ -175,7 +252,11 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       // the first answers now: of 12 free slots, its whole share of 4 and the second's next, then beyond its share
       // all but a reserve of 4
       const hog = (n: number, m: number) => b1.slice(n, m).map((d) => d.id)
-      expect(ids(await claim(store, now, 12, 4, new Map([[first.id, 1]]), [first.id], 1))).toEqual([...hog(1, 4), b2[2]!.id, ...hog(4, 8)])
+      expect(ids(await claim(store, now, 12, 4, new Map([[first.id, 1]]), [first.id], 1))).toEqual([
+        ...hog(1, 4),
+        b2[2]!.id,
+        ...hog(4, 8),
+      ])
     })
 
     it('when an attempt is recorded, then settle applies it only while the claim holds, and the attempts read back oldest first', async () => {
@@ -187,18 +268,39 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       const first = { id: a1!, at: at(MINUTE), statusCode: 503, latencyMs: 12, error: 'HTTP 503' }
       const ok = await store.transaction(async (tx) => {
         await tx.deliveries.addAttempt(d.id, first)
-        return tx.deliveries.settle(c!, { status: 'pending', attemptCount: 1, nextAttemptAt: at(2 * MINUTE), updatedAt: at(MINUTE) })
+        return tx.deliveries.settle(c!, {
+          status: 'pending',
+          attemptCount: 1,
+          nextAttemptAt: at(2 * MINUTE),
+          updatedAt: at(MINUTE),
+        })
       })
       expect(ok).toBe(true)
       expect(await settle(store, c!, 'succeeded')).toBe(false) // the claim ended with the first settle
-      expect(await store.deliveries.findById(d.id)).toMatchObject({ status: 'pending', attemptCount: 1, nextAttemptAt: at(2 * MINUTE), attempts: [first] })
+      expect(await store.deliveries.findById(d.id)).toMatchObject({
+        status: 'pending',
+        attemptCount: 1,
+        nextAttemptAt: at(2 * MINUTE),
+        attempts: [first],
+      })
 
       const [c2] = await claim(store, at(2 * MINUTE))
       expect(c2!.attemptCount).toBe(1)
-      const second = { id: a2!, at: at(2 * MINUTE), statusCode: null, latencyMs: 15_000, error: 'timeout: no answer within 15 s' }
+      const second = {
+        id: a2!,
+        at: at(2 * MINUTE),
+        statusCode: null,
+        latencyMs: 15_000,
+        error: 'timeout: no answer within 15 s',
+      }
       await store.transaction((tx) => tx.deliveries.addAttempt(d.id, second))
       expect(await settle(store, c2!, 'succeeded')).toBe(true)
-      expect(await store.deliveries.findById(d.id)).toMatchObject({ status: 'succeeded', attemptCount: 2, nextAttemptAt: null, attempts: [first, second] })
+      expect(await store.deliveries.findById(d.id)).toMatchObject({
+        status: 'succeeded',
+        attemptCount: 2,
+        nextAttemptAt: null,
+        attempts: [first, second],
+      })
     })
 
     it('when a redelivery is asked while an attempt is under way, then nothing changes and that attempt settles it; once its lease has run out (a dead dispatcher`s), it is requeued and the old claim can no longer settle it', async () => {
@@ -212,7 +314,11 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       expect(await settle(store, c!, 'failed')).toBe(true)
       // settled: requeued, due at once with a new run of the schedule
       expect(await store.transaction((tx) => tx.deliveries.requeue(d.id, at(2 * MINUTE)))).toBe(true)
-      expect(await store.deliveries.findById(d.id)).toMatchObject({ status: 'pending', attemptCount: 0, nextAttemptAt: at(2 * MINUTE) })
+      expect(await store.deliveries.findById(d.id)).toMatchObject({
+        status: 'pending',
+        attemptCount: 0,
+        nextAttemptAt: at(2 * MINUTE),
+      })
       // a claim whose lease ran out (its dispatcher died) does not stop a redelivery, and cannot settle after it
       const [stale] = await claim(store, at(2 * MINUTE))
       const afterLease = new Date(stale!.leaseUntil.getTime())
@@ -263,7 +369,9 @@ export function describeDeliveryContract(ctx: ContractContext): void {
     it('when dispatchers claim concurrently, then no delivery is claimed twice', async () => {
       const store = ctx.store()
       const m = await givenMerchant(store)
-      const written = await Promise.all(Array.from({ length: 30 }, async () => givenDelivery(store, await givenInvoice(store, m.id))))
+      const written = await Promise.all(
+        Array.from({ length: 30 }, async () => givenDelivery(store, await givenInvoice(store, m.id))),
+      )
       const claims = await Promise.all(Array.from({ length: 6 }, () => claim(store, at(MINUTE), 10)))
       const all = claims.flatMap(ids)
       expect(all).toHaveLength(30)
@@ -274,11 +382,16 @@ export function describeDeliveryContract(ctx: ContractContext): void {
     it('when dispatchers claim concurrently while a merchant is at its share, then no delivery is claimed twice and every claim keeps the shares', async () => {
       const store = ctx.store()
       const [hog, a, b] = [await givenMerchant(store), await givenMerchant(store), await givenMerchant(store)]
-      for (let i = 0; i < 30; i++) await givenDelivery(store, await givenInvoice(store, hog.id), { nextAttemptAt: at(i * 1000) })
+      for (let i = 0; i < 30; i++)
+        await givenDelivery(store, await givenInvoice(store, hog.id), { nextAttemptAt: at(i * 1000) })
       const others: Delivery[] = []
-      for (const m of [a, b]) for (let i = 0; i < 10; i++) others.push(await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(MINUTE + i) }))
+      for (const m of [a, b])
+        for (let i = 0; i < 10; i++)
+          others.push(await givenDelivery(store, await givenInvoice(store, m.id), { nextAttemptAt: at(MINUTE + i) }))
       // the hog's backlog comes first and it has its 2 in flight on every dispatcher: each claim seeks the others
-      const claims = await Promise.all(Array.from({ length: 6 }, () => claim(store, at(2 * MINUTE), 6, 2, new Map([[hog.id, 2]]))))
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, () => claim(store, at(2 * MINUTE), 6, 2, new Map([[hog.id, 2]]))),
+      )
       for (const c of claims) {
         expect(c.filter((d) => d.merchantId === hog.id)).toEqual([])
         expect(c.filter((d) => d.merchantId === a.id).length).toBeLessThanOrEqual(2)
@@ -296,11 +409,22 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       const a = await givenInvoice(store, m.id)
       const b = await givenInvoice(store, m.id)
       const [x, y] = ascendingIds<DeliveryId>(2)
-      const d1 = await givenDelivery(store, a, { type: 'invoice.hold', createdAt: at(MINUTE), status: 'succeeded', nextAttemptAt: null })
-      const d2 = await givenDelivery(store, a, { id: x!, createdAt: at(2 * MINUTE), status: 'failed', nextAttemptAt: null })
+      const d1 = await givenDelivery(store, a, {
+        type: 'invoice.hold',
+        createdAt: at(MINUTE),
+        status: 'succeeded',
+        nextAttemptAt: null,
+      })
+      const d2 = await givenDelivery(store, a, {
+        id: x!,
+        createdAt: at(2 * MINUTE),
+        status: 'failed',
+        nextAttemptAt: null,
+      })
       const d3 = await givenDelivery(store, b, { id: y!, createdAt: at(2 * MINUTE) })
       await givenDelivery(store, await givenInvoice(store, other.id), { createdAt: at(3 * MINUTE) })
-      const list = (q: Partial<Parameters<Store['deliveries']['list']>[0]> = {}) => store.deliveries.list({ merchantId: m.id, limit: 10, ...q })
+      const list = (q: Partial<Parameters<Store['deliveries']['list']>[0]> = {}) =>
+        store.deliveries.list({ merchantId: m.id, limit: 10, ...q })
 
       expect(ids(await list())).toEqual([d3.id, d2.id, d1.id])
       expect(ids(await list({ limit: 2 }))).toEqual([d3.id, d2.id])
@@ -317,7 +441,10 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       const inv = await givenInvoice(store, m.id)
       await givenDelivery(store, inv, { createdAt: at(MINUTE), nextAttemptAt: at(4 * MINUTE) }) // a retry due later
       await givenDelivery(store, inv, { createdAt: at(2 * MINUTE), nextAttemptAt: at(2 * MINUTE) }) // blocked behind it
-      await givenDelivery(store, await givenInvoice(store, m.id), { createdAt: at(3 * MINUTE), nextAttemptAt: at(3 * MINUTE) })
+      await givenDelivery(store, await givenInvoice(store, m.id), {
+        createdAt: at(3 * MINUTE),
+        nextAttemptAt: at(3 * MINUTE),
+      })
       await givenDelivery(store, await givenInvoice(store, m.id), { status: 'succeeded', nextAttemptAt: null })
       const stats = await store.deliveries.queueStats(at(3 * MINUTE))
       expect(stats.pending).toBe(3)

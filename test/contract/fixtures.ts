@@ -102,7 +102,11 @@ export async function givenMerchant(store: Store, over: Partial<Merchant> = {}):
 }
 
 /** Inserts a fresh invoice in its own transaction; fails the test if a live one already holds its order_id. */
-export async function givenInvoice(store: Store, merchantId: MerchantId, over: Partial<Invoice> = {}): Promise<Invoice> {
+export async function givenInvoice(
+  store: Store,
+  merchantId: MerchantId,
+  over: Partial<Invoice> = {},
+): Promise<Invoice> {
   const inv = invoiceFixture(merchantId, over)
   const result = await store.transaction((tx) => tx.invoices.insert(inv))
   if (result !== 'inserted') throw new Error(`fixture invoice not inserted: ${result}`)

@@ -33,7 +33,8 @@ export function describeInvoiceListContract(ctx: ContractContext): void {
       const m = await givenMerchant(store)
       const sameTime = ascendingIds(3)
       const all: Invoice[] = []
-      for (let i = 0; i < 4; i += 1) all.push(await givenInvoice(store, m.id, { createdAt: at(-i * HOUR - 10 * MINUTE) }))
+      for (let i = 0; i < 4; i += 1)
+        all.push(await givenInvoice(store, m.id, { createdAt: at(-i * HOUR - 10 * MINUTE) }))
       for (const id of sameTime) all.push(await givenInvoice(store, m.id, { id, createdAt: at(-HOUR) }))
       const expected = [...all]
         .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
@@ -94,13 +95,20 @@ export function describeInvoiceListContract(ctx: ContractContext): void {
       const m = await givenMerchant(store)
       const made: Invoice[] = []
       for (let i = 1; i <= 6; i += 1) {
-        made.push(await givenInvoice(store, m.id, { status: i % 2 === 0 ? 'paid' : 'failed', createdAt: at(-i * MINUTE) }))
+        made.push(
+          await givenInvoice(store, m.id, { status: i % 2 === 0 ? 'paid' : 'failed', createdAt: at(-i * MINUTE) }),
+        )
       }
       const paid = made.filter((i) => i.status === 'paid') // created at -2, -4, -6 minutes
       const first = await store.invoices.list(query(m.id, { status: 'paid', createdTo: at(-MINUTE), limit: 1 }))
       expect(ids(first)).toEqual([paid[0]!.id])
       const next = await store.invoices.list(
-        query(m.id, { status: 'paid', createdFrom: at(-5 * MINUTE), limit: 5, after: { createdAt: first[0]!.createdAt, id: first[0]!.id } }),
+        query(m.id, {
+          status: 'paid',
+          createdFrom: at(-5 * MINUTE),
+          limit: 5,
+          after: { createdAt: first[0]!.createdAt, id: first[0]!.id },
+        }),
       )
       expect(ids(next)).toEqual([paid[1]!.id])
     })

@@ -89,10 +89,12 @@ export function describeInvoiceContract(ctx: ContractContext): void {
       const m = await givenMerchant(store)
       const first = await givenInvoice(store, m.id)
       const sameId = invoiceFixture(m.id, { id: first.id }) // another order_id
-      const err = await store.transaction((tx) => tx.invoices.insert(sameId)).then(
-        () => undefined,
-        (e: unknown) => e,
-      )
+      const err = await store
+        .transaction((tx) => tx.invoices.insert(sameId))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        )
       expect(err).toBeInstanceOf(Error)
       expect(err).not.toBeInstanceOf(StoreUnavailableError)
       expect(await store.invoices.findById(first.id)).toEqual(first)
@@ -123,7 +125,13 @@ export function describeInvoiceContract(ctx: ContractContext): void {
       const store = ctx.store()
       const m = await givenMerchant(store)
       const inv = await givenInvoice(store, m.id)
-      const paid: Invoice = { ...inv, status: 'paid', credited: 9800 as Minor, paidAt: at(MINUTE), updatedAt: at(MINUTE) }
+      const paid: Invoice = {
+        ...inv,
+        status: 'paid',
+        credited: 9800 as Minor,
+        paidAt: at(MINUTE),
+        updatedAt: at(MINUTE),
+      }
       expect(await store.transaction((tx) => tx.invoices.update(paid, 'pending'))).toBe(true)
       expect(await store.invoices.findById(inv.id)).toEqual(paid)
     })
@@ -141,7 +149,13 @@ export function describeInvoiceContract(ctx: ContractContext): void {
       const store = ctx.store()
       const m = await givenMerchant(store)
       const inv = await givenInvoice(store, m.id, { status: 'hold', heldAt: at(MINUTE) })
-      const captured: Invoice = { ...inv, status: 'paid', credited: inv.amount, paidAt: at(2 * MINUTE), updatedAt: at(2 * MINUTE) }
+      const captured: Invoice = {
+        ...inv,
+        status: 'paid',
+        credited: inv.amount,
+        paidAt: at(2 * MINUTE),
+        updatedAt: at(2 * MINUTE),
+      }
       const cancelled: Invoice = { ...inv, status: 'failed', updatedAt: at(2 * MINUTE) }
       const [a, b] = await Promise.all([
         store.transaction((tx) => tx.invoices.update(captured, 'hold')),

@@ -6,7 +6,12 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CompiledQuery } from 'kysely'
-import { createPreparedQuery, isPostgresUnavailable, openPostgresStore, parseInt8 } from '../../src/adapters/db/postgres.js'
+import {
+  createPreparedQuery,
+  isPostgresUnavailable,
+  openPostgresStore,
+  parseInt8,
+} from '../../src/adapters/db/postgres.js'
 import type { PreparedQuery } from '../../src/adapters/db/query-cache.js'
 import type { InvoiceId, MerchantId } from '../../src/domain/ids.js'
 import type { Invoice } from '../../src/domain/invoice.js'
@@ -30,7 +35,11 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
   let schema: TestSchema
   const opened: Store[] = []
   const open = async (over: { url?: string; poolSize?: number; connectTimeoutMs?: number } = {}): Promise<Store> => {
-    const store = await openPostgresStore({ url: over.url ?? schema.url, poolSize: over.poolSize ?? 4, ...(over.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: over.connectTimeoutMs }) })
+    const store = await openPostgresStore({
+      url: over.url ?? schema.url,
+      poolSize: over.poolSize ?? 4,
+      ...(over.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: over.connectTimeoutMs }),
+    })
     opened.push(store)
     return store
   }
@@ -65,7 +74,10 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         await newer.migrate()
         const raw = new pg.Client({ connectionString: fresh.url })
         await raw.connect()
-        await raw.query('insert into kysely_migration (name, timestamp) values ($1, $2)', ['999-from-a-newer-version', new Date().toISOString()])
+        await raw.query('insert into kysely_migration (name, timestamp) values ($1, $2)', [
+          '999-from-a-newer-version',
+          new Date().toISOString(),
+        ])
         await raw.end()
         const older = await open({ url: fresh.url, poolSize: 2 })
         await older.migrate()
@@ -85,7 +97,9 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       const churning = (async () => {
         for (let i = 0; !stop; i += 1) {
           const other = `${schema.name}_churn_${i}`
-          await churn.query(`create schema ${other}; create table ${other}.t (a int, b int); create table ${other}.kysely_migration (name text)`)
+          await churn.query(
+            `create schema ${other}; create table ${other}.t (a int, b int); create table ${other}.kysely_migration (name text)`,
+          )
           await churn.query(`drop schema ${other} cascade`)
         }
       })()
@@ -147,7 +161,9 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError)
       await expect(store.migrate()).rejects.toBeInstanceOf(StoreUnavailableError)
       await expect(store.merchants.findById(merchantFixture().id)).rejects.toBeInstanceOf(StoreUnavailableError)
-      await expect(store.transaction((tx) => tx.merchants.insert(merchantFixture()))).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(store.transaction((tx) => tx.merchants.insert(merchantFixture()))).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      )
     })
 
     it('when the server drops the connections, then the queries under way fail as unavailable, the process survives and the next ones reconnect', async () => {
@@ -188,10 +204,27 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
 
     it('when the server is shutting down, out of connections or lost the link, then the error counts as unavailable; constraint and syntax errors do not', () => {
       const withCode = (code: string, message = code) => Object.assign(new Error(message), { code })
-      for (const code of ['57P01', '57P02', '57P03', '08006', '08001', '08003', '53300', '53100', '25006', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']) {
+      for (const code of [
+        '57P01',
+        '57P02',
+        '57P03',
+        '08006',
+        '08001',
+        '08003',
+        '53300',
+        '53100',
+        '25006',
+        'ECONNREFUSED',
+        'ECONNRESET',
+        'ETIMEDOUT',
+      ]) {
         expect(isPostgresUnavailable(withCode(code)), code).toBe(true)
       }
-      for (const message of ['Connection terminated unexpectedly', 'Connection terminated due to connection timeout', 'timeout exceeded when trying to connect']) {
+      for (const message of [
+        'Connection terminated unexpectedly',
+        'Connection terminated due to connection timeout',
+        'timeout exceeded when trying to connect',
+      ]) {
         expect(isPostgresUnavailable(new Error(message)), message).toBe(true)
       }
       for (const code of ['23505', '23503', '23514', '42P01', '42601', '40001', '40P01', '22003', '0800', '080061']) {
@@ -206,7 +239,9 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       const m = await givenMerchant(stores[0]!)
       const orderId = `order-multi-${m.id}`
       const candidates = Array.from({ length: 12 }, () => invoiceFixture(m.id, { orderId }))
-      const results = await Promise.all(candidates.map((inv, i) => stores[i % 3]!.transaction((tx) => tx.invoices.insert(inv))))
+      const results = await Promise.all(
+        candidates.map((inv, i) => stores[i % 3]!.transaction((tx) => tx.invoices.insert(inv))),
+      )
       expect(results.filter((r) => r === 'inserted')).toHaveLength(1)
     })
   })
@@ -214,13 +249,21 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
   describe('prepared hot statements (createPreparedQuery)', () => {
     const lookup = CompiledQuery.raw('select $1::text as answer', ['forty-two'])
     const preparedNames = async (pool: pg.Pool) =>
-      (await pool.query<{ name: string }>('select name from pg_prepared_statements order by name')).rows.map((r) => r.name)
+      (await pool.query<{ name: string }>('select name from pg_prepared_statements order by name')).rows.map(
+        (r) => r.name,
+      )
     /** A prepared read over a pool of one connection (the test's own queries see its prepared statements), and what it told `onOff`. */
-    const withPreparedQuery = async (test: (pool: pg.Pool, read: PreparedQuery, off: Error[]) => Promise<void>): Promise<void> => {
+    const withPreparedQuery = async (
+      test: (pool: pg.Pool, read: PreparedQuery, off: Error[]) => Promise<void>,
+    ): Promise<void> => {
       const pool = new pg.Pool({ connectionString: schema.url, max: 1 })
       const off: Error[] = []
       try {
-        await test(pool, createPreparedQuery(pool, (err) => off.push(err)), off)
+        await test(
+          pool,
+          createPreparedQuery(pool, (err) => off.push(err)),
+          off,
+        )
       } finally {
         await pool.end()
       }
@@ -266,7 +309,7 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         expect(await preparedNames(pool)).toEqual([])
       }))
 
-    it('when a migration changes a prepared lookup\'s columns under it, then the lookup answers with the new columns and prepared statements are turned off once', () =>
+    it("when a migration changes a prepared lookup's columns under it, then the lookup answers with the new columns and prepared statements are turned off once", () =>
       withPreparedQuery(async (pool, read, off) => {
         const table = `prepared_${Math.random().toString(36).slice(2)}`
         try {
@@ -287,7 +330,8 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         const table = `prepared_${Math.random().toString(36).slice(2)}`
         try {
           await pool.query(`create table ${table} (a int primary key)`)
-          const insert = (a: number) => CompiledQuery.raw(`insert into ${table} values ($1) on conflict do nothing`, [a])
+          const insert = (a: number) =>
+            CompiledQuery.raw(`insert into ${table} values ($1) on conflict do nothing`, [a])
           expect((await run('table-insert', insert(1))).numAffectedRows).toBe(1n)
           await pool.query('deallocate all')
           expect((await run('table-insert', insert(2))).numAffectedRows).toBe(1n)
@@ -299,9 +343,11 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         }
       }))
 
-    it('when a lookup fails for another reason, then the error is the database\'s and prepared statements stay on', () =>
+    it("when a lookup fails for another reason, then the error is the database's and prepared statements stay on", () =>
       withPreparedQuery(async (pool, read, off) => {
-        await expect(read('broken-lookup', CompiledQuery.raw('select 1 / $1::int as answer', [0]))).rejects.toMatchObject({ code: '22012' })
+        await expect(
+          read('broken-lookup', CompiledQuery.raw('select 1 / $1::int as answer', [0])),
+        ).rejects.toMatchObject({ code: '22012' })
         await read('answer-lookup', lookup)
         expect(off).toEqual([])
         expect(await preparedNames(pool)).toContain('answer-lookup')
@@ -325,7 +371,11 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
     it('when many invoices are looked up by id at once, then the lookups cross the wire as one query and each gets its own invoice', () =>
       withRecordedStore(4, async (store, mark) => {
         const m = await givenMerchant(store)
-        const invoices = [await givenInvoice(store, m.id), await givenInvoice(store, m.id), await givenInvoice(store, m.id)]
+        const invoices = [
+          await givenInvoice(store, m.id),
+          await givenInvoice(store, m.id),
+          await givenInvoice(store, m.id),
+        ]
         const unknown = invoiceFixture(m.id).id // never inserted
         const asked = Array.from({ length: 30 }, (_, i) => (i % 10 === 9 ? unknown : invoices[i % 3]!.id))
         const sent = mark()
@@ -336,10 +386,12 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         expect(count(wire, 'from "invoices" where "id" = any($1)')).toBe(1)
         expect(count(wire, 'invoices-by-ids')).toBe(2)
         // in a transaction a lookup stays on the transaction's connection, on its own
-        expect(await store.transaction((tx) => Promise.all(invoices.map((inv) => tx.invoices.findById(inv.id))))).toEqual(invoices)
+        expect(
+          await store.transaction((tx) => Promise.all(invoices.map((inv) => tx.invoices.findById(inv.id)))),
+        ).toEqual(invoices)
       }))
 
-    it('when many invoices are looked up by order_id at once, then one query answers each with the newest invoice of its own merchant\'s order', () =>
+    it("when many invoices are looked up by order_id at once, then one query answers each with the newest invoice of its own merchant's order", () =>
       withRecordedStore(4, async (store, mark) => {
         const [m1, m2] = [await givenMerchant(store), await givenMerchant(store)]
         // an order re-created after its first invoice expired; the same order_id at another merchant; another order
@@ -401,7 +453,8 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
       expect(byId).toEqual({ status: 'fulfilled', value: inv })
       expect(byOrder).toEqual({ status: 'fulfilled', value: inv })
       // the database's own error (invalid byte sequence), as an unbatched lookup would have had it
-      for (const refused of [refusedId, refusedOrder]) expect(refused).toMatchObject({ status: 'rejected', reason: { code: '22021' } })
+      for (const refused of [refusedId, refusedOrder])
+        expect(refused).toMatchObject({ status: 'rejected', reason: { code: '22021' } })
     })
 
     it('when the server is gone, then every lookup of the batch fails as unavailable, and they answer again once it is back', async () => {
@@ -415,7 +468,10 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL', () => {
         const failed = await Promise.allSettled([store.invoices.findById(inv.id), store.invoices.findById(inv.id)])
         for (const f of failed) expect(f.status === 'rejected' && f.reason).toBeInstanceOf(StoreUnavailableError)
         await proxy.start()
-        expect(await Promise.all([store.invoices.findById(inv.id), store.invoices.findById(inv.id)])).toEqual([inv, inv])
+        expect(await Promise.all([store.invoices.findById(inv.id), store.invoices.findById(inv.id)])).toEqual([
+          inv,
+          inv,
+        ])
       } finally {
         await proxy.stop()
       }
@@ -434,7 +490,12 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over Postg
       const create = async (body: Record<string, unknown>) => {
         const { headers, payload } = json(body)
         const before = proxy.sent().length
-        const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', headers: { ...headers, 'x-api-key': m.apiKey }, payload })
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/invoices',
+          headers: { ...headers, 'x-api-key': m.apiKey },
+          payload,
+        })
         return { res, wire: proxy.sent().subarray(before).toString('latin1') }
       }
       const order = { order_id: 'WIRE-1', amount: '12.50', currency: 'RUB', lifetime: 300 }
@@ -467,7 +528,9 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over Postg
       expect(recreated.res.statusCode).toBe(201)
       expect(count(recreated.wire, 'begin')).toBe(1)
       expect(count(recreated.wire, 'commit')).toBe(1)
-      expect((await t.rt.store.invoices.findById(first.res.json<{ order_id: string }>().order_id as InvoiceId))?.status).toBe('expired')
+      expect(
+        (await t.rt.store.invoices.findById(first.res.json<{ order_id: string }>().order_id as InvoiceId))?.status,
+      ).toBe('expired')
     } finally {
       await t.close()
       await proxy.stop()

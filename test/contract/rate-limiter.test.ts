@@ -19,7 +19,9 @@ interface Log {
   readonly infos: string[]
 }
 const newLog = (): Log => ({ warnings: [], infos: [] })
-const shared = (opts: { url?: string; registry?: Registry; prefix?: string; log?: Log; commandTimeoutMs?: number } = {}): RedisRateLimiter => {
+const shared = (
+  opts: { url?: string; registry?: Registry; prefix?: string; log?: Log; commandTimeoutMs?: number } = {},
+): RedisRateLimiter => {
   const log = opts.log ?? newLog()
   return createRedisRateLimiter({
     url: opts.url ?? requireTestRedisUrl(),
@@ -50,7 +52,11 @@ describe.each(adapters)('RateLimiter contract: %s', (_name, make, skip) => {
 
   it.skipIf(skip)('a key gets its burst, then refusals that say when to retry; other keys are apart', async () => {
     const limiter = await make()
-    const decisions = [bucket(await limiter.takeForKey('k1', ip)), bucket(await limiter.takeForKey('k1', ip)), bucket(await limiter.takeForKey('k1', ip))]
+    const decisions = [
+      bucket(await limiter.takeForKey('k1', ip)),
+      bucket(await limiter.takeForKey('k1', ip)),
+      bucket(await limiter.takeForKey('k1', ip)),
+    ]
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true])
     expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0])
     expect(decisions.every((d) => d.limit === 3 && d.resetSeconds >= 1)).toBe(true)
@@ -86,19 +92,22 @@ describe.each(adapters)('RateLimiter contract: %s', (_name, make, skip) => {
     await limiter.close()
   })
 
-  it.skipIf(skip)('a blocked address is refused by takeForKey without a token being taken, and a failure past the limit is refused', async () => {
-    const limiter = await make()
-    await limiter.recordAuthFailure('10.0.0.3')
-    await limiter.recordAuthFailure('10.0.0.3')
-    const refused = await limiter.takeForKey('k3', '10.0.0.3')
-    expect(refused.by).toBe('address')
-    expect(refused.decision).toMatchObject({ allowed: false, limit: 2, remaining: 0 })
-    expect(refused.decision.retryAfterSeconds).toBeGreaterThanOrEqual(1)
-    expect(bucket(await limiter.takeForKey('k3', '10.0.0.4')).remaining).toBe(2) // the bucket was still full
-    const past = await limiter.recordAuthFailure('10.0.0.3')
-    expect(past).toMatchObject({ allowed: false, limit: 2, remaining: 0 })
-    await limiter.close()
-  })
+  it.skipIf(skip)(
+    'a blocked address is refused by takeForKey without a token being taken, and a failure past the limit is refused',
+    async () => {
+      const limiter = await make()
+      await limiter.recordAuthFailure('10.0.0.3')
+      await limiter.recordAuthFailure('10.0.0.3')
+      const refused = await limiter.takeForKey('k3', '10.0.0.3')
+      expect(refused.by).toBe('address')
+      expect(refused.decision).toMatchObject({ allowed: false, limit: 2, remaining: 0 })
+      expect(refused.decision.retryAfterSeconds).toBeGreaterThanOrEqual(1)
+      expect(bucket(await limiter.takeForKey('k3', '10.0.0.4')).remaining).toBe(2) // the bucket was still full
+      const past = await limiter.recordAuthFailure('10.0.0.3')
+      expect(past).toMatchObject({ allowed: false, limit: 2, remaining: 0 })
+      await limiter.close()
+    },
+  )
 })
 
 // The in-memory limiter keeps at most `maxEntries` keys and drops the one used longest ago. "Used" is refreshed
@@ -109,7 +118,8 @@ describe('RateLimiter in memory: which key goes first when the map is full', () 
   // no refill worth counting: a bucket's `remaining` shows whether it was kept (spent) or dropped (full again)
   const limiter = (clock: { t: number }): RateLimiter =>
     createMemoryRateLimiter({ rps: 0.001, burst: 3, authFailLimit: 100, maxEntries: 2, now: () => clock.t })
-  const remaining = async (l: RateLimiter, key: string): Promise<number> => bucket(await l.takeForKey(key, ip)).remaining
+  const remaining = async (l: RateLimiter, key: string): Promise<number> =>
+    bucket(await l.takeForKey(key, ip)).remaining
 
   it('when a key was used again a second or more after its last move, then it counts as recent and another key goes first', async () => {
     const clock = { t: 0 }
@@ -215,13 +225,20 @@ describe.skipIf(SKIP_REDIS)('RateLimiter in Redis: shared by instances', () => {
       await proxy.stop()
       const started = performance.now()
       // the shared bucket is out of reach: the fallback (a fresh memory bucket of 3) decides
-      const alone = [await a.takeForKey('k', ip), await a.takeForKey('k', ip), await a.takeForKey('k', ip), await a.takeForKey('k', ip)]
+      const alone = [
+        await a.takeForKey('k', ip),
+        await a.takeForKey('k', ip),
+        await a.takeForKey('k', ip),
+        await a.takeForKey('k', ip),
+      ]
       expect(alone.map((d) => bucket(d).allowed)).toEqual([true, true, true, false])
       expect((await a.recordAuthFailure(ip)).allowed).toBe(true)
       expect((await a.authBlocked(ip)).remaining).toBe(1) // counted alone meanwhile
       expect(performance.now() - started).toBeLessThan(1000)
       expect(log.warnings).toEqual(['Redis cannot answer: rate limits are enforced per instance until it is back']) // once
-      expect(await registry.getSingleMetricAsString('rate_limit_redis_fallbacks_total')).toMatch(/rate_limit_redis_fallbacks_total 5$/m)
+      expect(await registry.getSingleMetricAsString('rate_limit_redis_fallbacks_total')).toMatch(
+        /rate_limit_redis_fallbacks_total 5$/m,
+      )
 
       await proxy.start()
       // reconnects on its own (back-off up to 2 s); the bucket Redis kept is shared again

@@ -37,9 +37,11 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
     const seenAtAck: number[] = []
     await Promise.all(
       invoices.map((inv) =>
-        store.transaction((tx) => tx.invoices.insert(inv)).then(() => {
-          seenAtAck.push(count())
-        }),
+        store
+          .transaction((tx) => tx.invoices.insert(inv))
+          .then(() => {
+            seenAtAck.push(count())
+          }),
       ),
     )
     // before any acknowledgment, the whole batch was already committed and visible to other connections
@@ -65,10 +67,12 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
           return r
         }),
       ),
-      store.transaction((tx) => tx.invoices.insert(inTx)).then((r) => {
-        seenAtAck.push(count())
-        return r
-      }),
+      store
+        .transaction((tx) => tx.invoices.insert(inTx))
+        .then((r) => {
+          seenAtAck.push(count())
+          return r
+        }),
     ])
     expect(results.every((r) => r === 'inserted')).toBe(true)
     expect(seenAtAck).toEqual(Array.from({ length: 51 }, () => 51))
@@ -141,13 +145,15 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
     expect(await store.invoices.findById(bad.id)).toBeUndefined()
   })
 
-  it('when SQLite rolls the whole batch back after one member\'s statement, then the other members fail as unavailable (503, not 500) and none is committed', async () => {
+  it("when SQLite rolls the whole batch back after one member's statement, then the other members fail as unavailable (503, not 500) and none is committed", async () => {
     const insertAlone = insertAloneOf(store)
     const merchant = await givenMerchant(store)
     // A trigger stands in for a statement after which SQLite rolls the whole transaction back itself (SQLITE_FULL,
     // IOERR or NOMEM in the middle of a statement: a disk that fills while a large batch spills to the WAL).
     const outside = new BetterSqlite3(path)
-    outside.exec(`create trigger roll_back_all before insert on invoices when new.order_id = 'roll back' begin select raise(rollback, 'rolled back'); end`)
+    outside.exec(
+      `create trigger roll_back_all before insert on invoices when new.order_id = 'roll back' begin select raise(rollback, 'rolled back'); end`,
+    )
     outside.close()
     const alone = invoiceFixture(merchant.id)
     const inTx = invoiceFixture(merchant.id)

@@ -55,7 +55,9 @@ describe('SQLite store', () => {
     await first.migrate()
     await first.close()
     const raw = new BetterSqlite3(path)
-    raw.prepare('insert into kysely_migration (name, timestamp) values (?, ?)').run('999-from-a-newer-version', new Date().toISOString())
+    raw
+      .prepare('insert into kysely_migration (name, timestamp) values (?, ?)')
+      .run('999-from-a-newer-version', new Date().toISOString())
     raw.close()
     const older = await openSqliteStore({ path, synchronous: 'full' })
     await older.migrate() // Kysely alone: "corrupted migrations: previously executed migration 999-from-a-newer-version is missing"
@@ -65,30 +67,36 @@ describe('SQLite store', () => {
     await older.close()
   })
 
-  it('when several processes migrate a fresh file at once, then every one succeeds and each migration is applied once', { timeout: 60_000 }, async () => {
-    const bin = join(import.meta.dirname, '..', '..', 'bin', 'invoice-service.js')
-    const migrate = (path: string) =>
-      new Promise<{ code: number | null; err: string }>((resolve) => {
-        const child = spawn(process.execPath, [bin, 'migrate'], { env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: `sqlite:${path}` } })
-        let err = ''
-        child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-        child.on('exit', (code) => resolve({ code, err }))
-      })
-    for (let round = 0; round < 5; round += 1) {
-      const path = freshFile()
-      // each statement committed alone, these failed with "table merchants already exists" most rounds
-      const runs = await Promise.all(Array.from({ length: 8 }, () => migrate(path)))
-      for (const r of runs) expect(r, r.err).toMatchObject({ code: 0 })
-      const db = new BetterSqlite3(path, { readonly: true })
-      try {
-        const names = (db.prepare('select name from kysely_migration').all() as { name: string }[]).map((r) => r.name)
-        expect(names.length).toBeGreaterThanOrEqual(3)
-        expect(new Set(names).size).toBe(names.length)
-      } finally {
-        db.close()
+  it(
+    'when several processes migrate a fresh file at once, then every one succeeds and each migration is applied once',
+    { timeout: 60_000 },
+    async () => {
+      const bin = join(import.meta.dirname, '..', '..', 'bin', 'invoice-service.js')
+      const migrate = (path: string) =>
+        new Promise<{ code: number | null; err: string }>((resolve) => {
+          const child = spawn(process.execPath, [bin, 'migrate'], {
+            env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: `sqlite:${path}` },
+          })
+          let err = ''
+          child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+          child.on('exit', (code) => resolve({ code, err }))
+        })
+      for (let round = 0; round < 5; round += 1) {
+        const path = freshFile()
+        // each statement committed alone, these failed with "table merchants already exists" most rounds
+        const runs = await Promise.all(Array.from({ length: 8 }, () => migrate(path)))
+        for (const r of runs) expect(r, r.err).toMatchObject({ code: 0 })
+        const db = new BetterSqlite3(path, { readonly: true })
+        try {
+          const names = (db.prepare('select name from kysely_migration').all() as { name: string }[]).map((r) => r.name)
+          expect(names.length).toBeGreaterThanOrEqual(3)
+          expect(new Set(names).size).toBe(names.length)
+        } finally {
+          db.close()
+        }
       }
-    }
-  })
+    },
+  )
 
   it('when another process holds the write lock past busy_timeout, then a write rejects with StoreUnavailableError', async () => {
     const path = freshFile()
@@ -99,10 +107,12 @@ describe('SQLite store', () => {
     const other = new BetterSqlite3(path)
     other.exec('begin exclusive')
     try {
-      const err = await store.transaction((tx) => tx.invoices.insert(invoiceFixture(m.id))).then(
-        () => undefined,
-        (e: unknown) => e,
-      )
+      const err = await store
+        .transaction((tx) => tx.invoices.insert(invoiceFixture(m.id)))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        )
       expect(err).toBeInstanceOf(StoreUnavailableError)
       expect((err as Error).cause).toMatchObject({ code: expect.stringMatching(/^SQLITE_BUSY/) })
       // readers are not blocked by a writer in WAL mode
@@ -136,7 +146,9 @@ describe('SQLite store', () => {
       expect(performance.now() - started).toBeGreaterThanOrEqual(350) // it did wait for the lock…
       expect(ticks).toBeGreaterThan(10) // …on timers: a busy_timeout inside SQLite would have frozen the ticker
       const again = performance.now()
-      await expect(store.transaction((tx) => tx.invoices.insert(invoiceFixture(m.id)))).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(store.transaction((tx) => tx.invoices.insert(invoiceFixture(m.id)))).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      )
       expect(performance.now() - again).toBeLessThan(100) // the lock is known lost: no second full wait
       await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError)
       expect(await store.merchants.findById(m.id)).toEqual(m)
@@ -169,12 +181,27 @@ describe('SQLite store', () => {
 
   it('when SQLite reports a lock, I/O, full-disk, read-only or cannot-open error, then it counts as unavailable; a constraint does not', () => {
     const sqliteError = (code: string, message = code) => Object.assign(new Error(message), { code })
-    for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_IOERR_WRITE', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_CANTOPEN']) {
+    for (const code of [
+      'SQLITE_BUSY',
+      'SQLITE_BUSY_SNAPSHOT',
+      'SQLITE_IOERR_WRITE',
+      'SQLITE_IOERR',
+      'SQLITE_FULL',
+      'SQLITE_READONLY',
+      'SQLITE_READONLY_DBMOVED',
+      'SQLITE_CANTOPEN',
+    ]) {
       expect(isSqliteUnavailable(sqliteError(code)), code).toBe(true)
     }
     expect(isSqliteUnavailable(new TypeError('The database connection is not open'))).toBe(true)
     expect(isSqliteUnavailable(sqliteError('SQLITE_ERROR', 'database is locked'))).toBe(true)
-    for (const code of ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_FOREIGNKEY', 'SQLITE_ERROR', 'SQLITE_BUSYNESS']) {
+    for (const code of [
+      'SQLITE_CONSTRAINT_UNIQUE',
+      'SQLITE_CONSTRAINT_PRIMARYKEY',
+      'SQLITE_CONSTRAINT_FOREIGNKEY',
+      'SQLITE_ERROR',
+      'SQLITE_BUSYNESS',
+    ]) {
       expect(isSqliteUnavailable(sqliteError(code)), code).toBe(false)
     }
     expect(isSqliteUnavailable('SQLITE_BUSY')).toBe(false)

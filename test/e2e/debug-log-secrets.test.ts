@@ -47,13 +47,24 @@ describe('secrets at LOG_LEVEL=debug', () => {
       const call = (method: string, path: string, key: string | undefined, body?: unknown) =>
         fetch(`${server.base}${path}`, {
           method,
-          headers: { ...(key === undefined ? {} : { 'x-api-key': key }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            ...(key === undefined ? {} : { 'x-api-key': key }),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         })
-      const simulate = async (id: string, outcome: string) => expect((await call('POST', `/pay/${id}/simulate`, undefined, { outcome })).status).toBe(200)
+      const simulate = async (id: string, outcome: string) =>
+        expect((await call('POST', `/pay/${id}/simulate`, undefined, { outcome })).status).toBe(200)
 
       // an invoice held and captured; its first webhook fails once and is retried
-      const a = (await (await call('POST', '/api/v1/invoices', m.api_key, { order_id: 'D-1', amount: '10.00', currency: 'RUB', callback_url: `${rx.url}?token=merchant-own-token` })).json()) as { order_id: string }
+      const a = (await (
+        await call('POST', '/api/v1/invoices', m.api_key, {
+          order_id: 'D-1',
+          amount: '10.00',
+          currency: 'RUB',
+          callback_url: `${rx.url}?token=merchant-own-token`,
+        })
+      ).json()) as { order_id: string }
       await simulate(a.order_id, 'hold')
       expect((await call('POST', `/api/v1/invoices/${a.order_id}/capture`, key2)).status).toBe(200)
       await rx.waitFor(3)
@@ -61,7 +72,14 @@ describe('secrets at LOG_LEVEL=debug', () => {
       // the webhook secret rotated: the next webhook carries both signatures
       secret2 = (await cli('webhook-secret', 'rotate', '--merchant', m.merchant_id)).webhook_secret!
       rx.secrets = [m.webhook_secret, secret2]
-      const b = (await (await call('POST', '/api/v1/invoices', key2, { order_id: 'D-2', amount: '20.00', currency: 'RUB', callback_url: rx.url })).json()) as { order_id: string }
+      const b = (await (
+        await call('POST', '/api/v1/invoices', key2, {
+          order_id: 'D-2',
+          amount: '20.00',
+          currency: 'RUB',
+          callback_url: rx.url,
+        })
+      ).json()) as { order_id: string }
       await simulate(b.order_id, 'paid')
       const [signedTwice] = await rx.waitFor(1, { where: (h) => h.json.data['id'] === b.order_id })
       expect(signedTwice!.verifiedWith).toHaveLength(2)
@@ -86,7 +104,9 @@ describe('secrets at LOG_LEVEL=debug', () => {
       expect((await call('GET', `${info}&api_key=mk%5F${key2.slice(3)}`, key2)).status).toBe(200)
       expect((await call('GET', `${info}&api_key=${percentEncoded(key2)}`, key2)).status).toBe(200)
       // a malformed body: the problem answer and the log name the field, not the header
-      expect((await call('POST', '/api/v1/invoices', key2, { order_id: 'D-3', amount: '1.005', currency: 'RUB' })).status).toBe(400)
+      expect(
+        (await call('POST', '/api/v1/invoices', key2, { order_id: 'D-3', amount: '1.005', currency: 'RUB' })).status,
+      ).toBe(400)
       // the key, or its hash, in the wrong header: as the request id (it would be echoed and logged), or in Expect
       const keyHashHex = createHash('sha256').update(key2).digest('hex')
       for (const requestId of [key2, keyHashHex, `trace-${key2}`]) {
@@ -120,7 +140,10 @@ describe('secrets at LOG_LEVEL=debug', () => {
     expect(key2).toMatch(/^mk_/)
     expect(secret2).toMatch(/^whsec_/)
     const forbidden: Record<string, string> = { 'callback_url token': 'merchant-own-token' }
-    for (const [name, key] of [['first key', m.api_key], ['second key', key2]] as const) {
+    for (const [name, key] of [
+      ['first key', m.api_key],
+      ['second key', key2],
+    ] as const) {
       const hash = createHash('sha256').update(key).digest()
       forbidden[name] = key
       forbidden[`${name}: the random part`] = key.slice(3)
@@ -129,7 +152,10 @@ describe('secrets at LOG_LEVEL=debug', () => {
       forbidden[`${name}: hash, base64`] = hash.toString('base64')
       forbidden[`${name}: hash, base64url`] = hash.toString('base64url')
     }
-    for (const [name, secret] of [['first webhook secret', m.webhook_secret], ['rotated webhook secret', secret2]] as const) {
+    for (const [name, secret] of [
+      ['first webhook secret', m.webhook_secret],
+      ['rotated webhook secret', secret2],
+    ] as const) {
       forbidden[name] = secret
       forbidden[`${name}: its base64 part`] = secret.slice('whsec_'.length)
       forbidden[`${name}: its key bytes, hex`] = Buffer.from(secret.slice('whsec_'.length), 'base64').toString('hex')

@@ -34,7 +34,8 @@ async function startShop(service: LiveService, env: Record<string, string>): Pro
   child.stdout.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr.on('data', (d: Buffer) => (output += d.toString()))
   const deadline = Date.now() + 20_000
-  while (!output.includes('Demo shop:') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  while (!output.includes('Demo shop:') && child.exitCode === null && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50))
   expect(output).toContain(`Demo shop: http://127.0.0.1:${port}`)
   return {
     url: `http://127.0.0.1:${port}`,
@@ -82,9 +83,15 @@ describe('the demo shop against the real service', () => {
     // the same form sent again is the same order and the same invoice
     expect(await placeOrder(shop, orderId)).toBe(payUrl)
     const invoiceId = payUrl.split('/').pop() ?? ''
-    const invoice = await createInvoiceClient({ baseUrl: service.url, apiKey: service.merchant.apiKey }).getInvoice(invoiceId)
+    const invoice = await createInvoiceClient({ baseUrl: service.url, apiKey: service.merchant.apiKey }).getInvoice(
+      invoiceId,
+    )
 
-    const forgedBody = JSON.stringify({ type: 'invoice.paid', timestamp: new Date().toISOString(), data: { ...invoice, status: 'paid' } })
+    const forgedBody = JSON.stringify({
+      type: 'invoice.paid',
+      timestamp: new Date().toISOString(),
+      data: { ...invoice, status: 'paid' },
+    })
     const forged = await fetch(`${shop.url}/webhooks/invoices`, {
       method: 'POST',
       headers: {

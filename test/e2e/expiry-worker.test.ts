@@ -13,7 +13,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const configFor = (file: string) =>
   loadConfig(
-    { DATABASE_URL: `sqlite:${join(dir, file)}`, LOG_LEVEL: 'silent', INVOICE_MIN_LIFETIME: '1', INVOICE_LIFETIME: '3600', PUBLIC_URL: 'http://pay.test' },
+    {
+      DATABASE_URL: `sqlite:${join(dir, file)}`,
+      LOG_LEVEL: 'silent',
+      INVOICE_MIN_LIFETIME: '1',
+      INVOICE_LIFETIME: '3600',
+      PUBLIC_URL: 'http://pay.test',
+    },
     currencyExponent,
   )
 

@@ -48,12 +48,25 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
 
   const create = async (): Promise<{ id: string; payUrl: string }> => {
     n += 1
-    const body = { order_id: `E2E-${n}`, amount: '1234.50', currency: 'RUB', comment: 'Ethiopia Yirgacheffe, 1 kg, whole beans', success_url: SUCCESS, fail_url: 'https://shop.example/cart' }
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json(body), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+    const body = {
+      order_id: `E2E-${n}`,
+      amount: '1234.50',
+      currency: 'RUB',
+      comment: 'Ethiopia Yirgacheffe, 1 kg, whole beans',
+      success_url: SUCCESS,
+      fail_url: 'https://shop.example/cart',
+    }
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      ...json(body),
+      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+    })
     expect(res.statusCode).toBe(201)
     return { id: res.json().order_id, payUrl: res.json().pay_url }
   }
-  const info = async (id: string) => (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
+  const info = async (id: string) =>
+    (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
 
   /** A page in a fresh context; CSP violations and script errors are collected, since the page must have none. */
   const open = async (url: string, options: BrowserContextOptions = {}): Promise<{ page: Page; errors: string[] }> => {
@@ -70,13 +83,17 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
 
   const qrLoaded = async (page: Page) => {
     const qr = page.locator('img[data-qr]')
-    await expect.poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0)
+    await expect
+      .poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+      .toBeGreaterThan(0)
     return qr
   }
 
   const seriousViolations = async (page: Page) => {
     await page.addScriptTag({ content: AXE_SOURCE })
-    const results = await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run())
+    const results = await page.evaluate(() =>
+      (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run(),
+    )
     return results.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((x) => x.html) }))
@@ -128,10 +145,16 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
     const { page } = await open(payUrl)
     // the refusal a busy service gives (only this answer is replaced; the page and its assets are real)
     await page.route('**/simulate', (route) =>
-      route.fulfill({ status: 429, contentType: 'application/problem+json', body: JSON.stringify({ code: 'rate_limited', detail: 'too many requests; retry in 1 s' }) }),
+      route.fulfill({
+        status: 429,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ code: 'rate_limited', detail: 'too many requests; retry in 1 s' }),
+      }),
     )
     await page.getByRole('button', { name: 'Pay', exact: true }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('The test payment was not sent: too many requests; retry in 1 s')
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('The test payment was not sent: too many requests; retry in 1 s')
     expect(await page.getByRole('button', { name: 'Pay', exact: true }).isEnabled()).toBe(true)
     expect((await info(id)).status).toBe('pending')
     await page.context().close()
@@ -154,7 +177,12 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/invoices',
-      ...json({ order_id: `E2E-LINES-${(n += 1)}`, amount: '5.00', currency: 'RUB', comment: 'Ethiopia Yirgacheffe, 1 kg\nKenya AA, 250 g' }),
+      ...json({
+        order_id: `E2E-LINES-${(n += 1)}`,
+        amount: '5.00',
+        currency: 'RUB',
+        comment: 'Ethiopia Yirgacheffe, 1 kg\nKenya AA, 250 g',
+      }),
       headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
     })
     const { page } = await open(res.json().pay_url)
@@ -165,13 +193,16 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
   it('when the status changes elsewhere, then the open page follows it by polling', async () => {
     const { id, payUrl } = await create()
     const { page, errors } = await open(payUrl)
-    const simulate = (outcome: string) => t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome }) })
+    const simulate = (outcome: string) =>
+      t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome }) })
     expect((await simulate('hold')).statusCode).toBe(200)
     await page.getByRole('heading', { name: 'Payment authorised' }).waitFor({ timeout: 10_000 })
     expect(await page.getByRole('button', { name: 'Hold' }).count()).toBe(0)
     expect((await simulate('failed')).statusCode).toBe(200)
     await page.getByRole('heading', { name: 'Payment declined' }).waitFor({ timeout: 10_000 })
-    expect(await page.getByRole('link', { name: 'Return to the shop' }).getAttribute('href')).toBe('https://shop.example/cart')
+    expect(await page.getByRole('link', { name: 'Return to the shop' }).getAttribute('href')).toBe(
+      'https://shop.example/cart',
+    )
     expect(errors).toEqual([])
     await page.context().close()
   })
@@ -253,68 +284,91 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
   })
 })
 
-describe.skipIf(browserSkipReason !== undefined)('payment page behind a reverse proxy that serves it under a path', () => {
-  let t: TestApp
-  let m: TestMerchant
-  let browser: Browser
-  let proxy: HttpServer
-  const seen: string[] = []
+describe.skipIf(browserSkipReason !== undefined)(
+  'payment page behind a reverse proxy that serves it under a path',
+  () => {
+    let t: TestApp
+    let m: TestMerchant
+    let browser: Browser
+    let proxy: HttpServer
+    const seen: string[] = []
 
-  beforeAll(async () => {
-    // PUBLIC_URL is the proxy's, with a path; the proxy strips it and forwards to the service at its root
-    const proxyPort = await freePort()
-    t = await buildTestApp({ PUBLIC_URL: `http://127.0.0.1:${proxyPort}/payments` })
-    const servicePort = await t.listen()
-    proxy = createHttpServer((req, res) => {
-      seen.push(req.url ?? '')
-      if (!(req.url ?? '').startsWith('/payments/')) {
-        res.writeHead(404).end('not under /payments')
-        return
-      }
-      const upstream = httpRequest(
-        { host: '127.0.0.1', port: servicePort, method: req.method, path: (req.url ?? '').slice('/payments'.length), headers: req.headers },
-        (answer) => {
-          if ((answer.statusCode ?? 502) >= 400) seen.push(`answered ${answer.statusCode}: ${req.url}`)
-          res.writeHead(answer.statusCode ?? 502, answer.headers)
-          answer.pipe(res)
-        },
-      )
-      req.pipe(upstream)
+    beforeAll(async () => {
+      // PUBLIC_URL is the proxy's, with a path; the proxy strips it and forwards to the service at its root
+      const proxyPort = await freePort()
+      t = await buildTestApp({ PUBLIC_URL: `http://127.0.0.1:${proxyPort}/payments` })
+      const servicePort = await t.listen()
+      proxy = createHttpServer((req, res) => {
+        seen.push(req.url ?? '')
+        if (!(req.url ?? '').startsWith('/payments/')) {
+          res.writeHead(404).end('not under /payments')
+          return
+        }
+        const upstream = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: servicePort,
+            method: req.method,
+            path: (req.url ?? '').slice('/payments'.length),
+            headers: req.headers,
+          },
+          (answer) => {
+            if ((answer.statusCode ?? 502) >= 400) seen.push(`answered ${answer.statusCode}: ${req.url}`)
+            res.writeHead(answer.statusCode ?? 502, answer.headers)
+            answer.pipe(res)
+          },
+        )
+        req.pipe(upstream)
+      })
+      await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve))
+      m = await t.merchant('Blue Mug Coffee Roasters')
+      browser = await launchBrowser()
     })
-    await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve))
-    m = await t.merchant('Blue Mug Coffee Roasters')
-    browser = await launchBrowser()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await new Promise((resolve) => proxy?.close(resolve))
-    await t?.close()
-  })
+    afterAll(async () => {
+      await browser?.close()
+      await new Promise((resolve) => proxy?.close(resolve))
+      await t?.close()
+    })
 
-  it('when the buyer opens pay_url through the proxy, then its assets, QR, status feed and test controls all go through the proxy', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: 'PX-1', amount: '10.00', currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
-    const { order_id: id, pay_url: payUrl } = res.json()
-    expect(payUrl).toMatch(/\/payments\/pay\//)
-    const context = await browser.newContext(PHONE)
-    const page = await context.newPage()
-    const errors: string[] = []
-    page.on('pageerror', (err) => errors.push(err.message))
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') errors.push(msg.text())
+    it('when the buyer opens pay_url through the proxy, then its assets, QR, status feed and test controls all go through the proxy', async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/invoices',
+        ...json({ order_id: 'PX-1', amount: '10.00', currency: 'RUB' }),
+        headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+      })
+      const { order_id: id, pay_url: payUrl } = res.json()
+      expect(payUrl).toMatch(/\/payments\/pay\//)
+      const context = await browser.newContext(PHONE)
+      const page = await context.newPage()
+      const errors: string[] = []
+      page.on('pageerror', (err) => errors.push(err.message))
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') errors.push(msg.text())
+      })
+      await page.goto(payUrl)
+      const qr = page.locator('img[data-qr]')
+      await expect
+        .poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+        .toBeGreaterThan(0)
+      await page.getByRole('button', { name: 'Pay', exact: true }).click()
+      await page.getByRole('heading', { name: 'Payment received' }).waitFor()
+      expect(
+        (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json().status,
+      ).toBe('paid')
+      expect(errors).toEqual([])
+      // every request the page made reached the proxy under its path
+      expect(seen.length).toBeGreaterThanOrEqual(4)
+      expect(seen.filter((u) => !u.startsWith('/payments/'))).toEqual([])
+      expect(
+        seen
+          .filter((u) => u.startsWith('/payments/pay/assets/'))
+          .map((u) => u.split('.').at(-1))
+          .sort(),
+      ).toEqual(['css', 'js'])
+      expect(seen.some((u) => u.startsWith(`/payments/qr/${id}.png`))).toBe(true)
+      expect(seen.some((u) => u === `/payments/pay/${id}/simulate`)).toBe(true)
+      await context.close()
     })
-    await page.goto(payUrl)
-    const qr = page.locator('img[data-qr]')
-    await expect.poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0)
-    await page.getByRole('button', { name: 'Pay', exact: true }).click()
-    await page.getByRole('heading', { name: 'Payment received' }).waitFor()
-    expect((await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json().status).toBe('paid')
-    expect(errors).toEqual([])
-    // every request the page made reached the proxy under its path
-    expect(seen.length).toBeGreaterThanOrEqual(4)
-    expect(seen.filter((u) => !u.startsWith('/payments/'))).toEqual([])
-    expect(seen.filter((u) => u.startsWith('/payments/pay/assets/')).map((u) => u.split('.').at(-1)).sort()).toEqual(['css', 'js'])
-    expect(seen.some((u) => u.startsWith(`/payments/qr/${id}.png`))).toBe(true)
-    expect(seen.some((u) => u === `/payments/pay/${id}/simulate`)).toBe(true)
-    await context.close()
-  })
-})
+  },
+)

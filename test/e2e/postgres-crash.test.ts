@@ -16,16 +16,12 @@ if (TEST_DATABASE_URL === undefined && IS_CI) {
 }
 
 describe.skipIf(TEST_DATABASE_URL === undefined)('crash safety on PostgreSQL', () => {
-  it(
-    'when the server is killed under load and restarted, then every acknowledged create and payment survives, and every paid invoice gets its webhook once the dead claims lapse',
-    async () => {
-      const schema = await createTestSchema()
-      try {
-        await crashAndRecover(schema.url, { WEBHOOK_TIMEOUT: '1', DATABASE_POOL_SIZE: '5' }, 45_000)
-      } finally {
-        await schema.drop()
-      }
-    },
-    90_000,
-  )
+  it('when the server is killed under load and restarted, then every acknowledged create and payment survives, and every paid invoice gets its webhook once the dead claims lapse', async () => {
+    const schema = await createTestSchema()
+    try {
+      await crashAndRecover(schema.url, { WEBHOOK_TIMEOUT: '1', DATABASE_POOL_SIZE: '5' }, 45_000)
+    } finally {
+      await schema.drop()
+    }
+  }, 90_000)
 })

@@ -58,8 +58,15 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('three instances over one Postg
 
   async function startInstance(): Promise<Instance> {
     const port = await freePort()
-    const child = spawn(process.execPath, [BIN, 'serve'], { env: env({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }) })
-    const inst: Instance = { base: `http://127.0.0.1:${port}`, child, exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))), output: '' }
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: env({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }),
+    })
+    const inst: Instance = {
+      base: `http://127.0.0.1:${port}`,
+      child,
+      exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+      output: '',
+    }
     child.stdout.on('data', (d: Buffer) => (inst.output += d.toString()))
     child.stderr.on('data', (d: Buffer) => (inst.output += d.toString()))
     return inst
@@ -73,7 +80,8 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('three instances over one Postg
       } catch {
         // not listening yet
       }
-      if (inst.child.exitCode !== null || Date.now() > deadline) throw new Error(`instance ${inst.base} did not get ready:\n${inst.output}`)
+      if (inst.child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`instance ${inst.base} did not get ready:\n${inst.output}`)
       await sleep(50)
     }
   }
@@ -85,16 +93,26 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('three instances over one Postg
       body: JSON.stringify({ amount: '10.00', currency: 'RUB', ...body }),
     })
   const pay = (inst: Instance, id: string) =>
-    fetch(`${inst.base}/pay/${id}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"paid"}' })
+    fetch(`${inst.base}/pay/${id}/simulate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"outcome":"paid"}',
+    })
   const info = async (inst: Instance, id: string) => {
-    const res = await fetch(`${inst.base}/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${id}`, { headers: { 'x-api-key': merchant.api_key } })
+    const res = await fetch(`${inst.base}/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${id}`, {
+      headers: { 'x-api-key': merchant.api_key },
+    })
     expect(res.status).toBe(200)
     return (await res.json()) as { id: string; status: string; order_id: string }
   }
 
   beforeAll(async () => {
     schema = await createTestSchema()
-    const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'merchant', 'create', '--name', 'Scale-out', '--json'], { env: env() })
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [BIN, 'merchant', 'create', '--name', 'Scale-out', '--json'],
+      { env: env() },
+    )
     merchant = JSON.parse(stdout) as typeof merchant
     rx = await startReceiver({ secrets: [merchant.webhook_secret] })
     // all three start at once: their migrations race too (an advisory lock serialises them)
@@ -142,7 +160,8 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('three instances over one Postg
     )
     const paidResponses = await Promise.all(ids.map((id, n) => pay(instances[(n + 1) % 3]!, id)))
     expect(paidResponses.map((r) => r.status)).toEqual(ids.map(() => 200))
-    const isOurs = (h: { json: { type: string; data: Record<string, unknown> } }) => h.json.type === 'invoice.paid' && ids.includes(h.json.data['id'] as string)
+    const isOurs = (h: { json: { type: string; data: Record<string, unknown> } }) =>
+      h.json.type === 'invoice.paid' && ids.includes(h.json.data['id'] as string)
     await rx.waitFor(20, { where: isOurs, timeoutMs: 15_000 })
     await sleep(2500) // time for a duplicate from another instance (the fallback poll is 1 s) to show up
     const ours = rx.received.filter(isOurs)
@@ -170,9 +189,13 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('three instances over one Postg
   })
 
   it('when an operator revokes a key, then all three instances refuse it within 5 s', async () => {
-    const cli = async (...args: string[]) => JSON.parse((await promisify(execFile)(process.execPath, [BIN, ...args, '--json'], { env: env() })).stdout) as Record<string, string>
+    const cli = async (...args: string[]) =>
+      JSON.parse(
+        (await promisify(execFile)(process.execPath, [BIN, ...args, '--json'], { env: env() })).stdout,
+      ) as Record<string, string>
     const issued = await cli('key', 'create', '--merchant', merchant.merchant_id)
-    const list = (inst: Instance) => fetch(`${inst.base}/api/v1/invoices?limit=1`, { headers: { 'x-api-key': issued['api_key']! } })
+    const list = (inst: Instance) =>
+      fetch(`${inst.base}/api/v1/invoices?limit=1`, { headers: { 'x-api-key': issued['api_key']! } })
     // every instance has the key in its cache (KEY_CACHE_TTL, 2 s by default)
     for (const inst of instances) expect((await list(inst)).status).toBe(200)
     await cli('key', 'revoke', issued['key_id']!)

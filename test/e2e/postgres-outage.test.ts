@@ -33,7 +33,12 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL outage', () => {
   it('when the database stops answering, then /readyz and requests answer 503 unavailable; when it is back, both work again', async () => {
     const m = await t.merchant()
     const create = (orderId: string) =>
-      t.app.inject({ method: 'POST', url: '/api/v1/invoices', ...json({ order_id: orderId, amount: '10.00', currency: 'RUB' }), headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey } })
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/invoices',
+        ...json({ order_id: orderId, amount: '10.00', currency: 'RUB' }),
+        headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
+      })
     expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200)
     expect((await create('before')).statusCode).toBe(201)
 

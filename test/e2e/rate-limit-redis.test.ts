@@ -138,7 +138,9 @@ describe.skipIf(SKIP_REDIS)('limits shared through Redis by two instances', () =
         expect(answers).toEqual([200, 200, 200, 200, 429])
       }
       const warnings = logs.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40)
-      expect(warnings.map((w) => w.msg)).toEqual(['Redis cannot answer: rate limits are enforced per instance until it is back'])
+      expect(warnings.map((w) => w.msg)).toEqual([
+        'Redis cannot answer: rate limits are enforced per instance until it is back',
+      ])
       const metrics = await a.app.inject({ url: '/metrics' })
       expect(metrics.body).toMatch(/^rate_limit_redis_fallbacks_total [1-9]/m)
       expect((await a.app.inject({ url: '/readyz' })).statusCode).toBe(200) // Redis is not a readiness condition
@@ -152,7 +154,11 @@ describe.skipIf(SKIP_REDIS)('limits shared through Redis by two instances', () =
 
   it('when Redis is unreachable at the start, then the instance starts anyway and limits on its own', async () => {
     const m = await shop()
-    const alone = await buildTestApp({ ...env(), REDIS_URL: urlWithPort(proxy.url, await closedPort()), RATE_LIMIT_BURST: '2' })
+    const alone = await buildTestApp({
+      ...env(),
+      REDIS_URL: urlWithPort(proxy.url, await closedPort()),
+      RATE_LIMIT_BURST: '2',
+    })
     try {
       const answers = []
       for (let i = 0; i < 3; i += 1) answers.push((await list(alone, m.apiKey, testAddress())).statusCode)

@@ -26,67 +26,101 @@ describe('invoice-service serve (the npm start path)', () => {
   it.each([
     ['the default currencies', {}],
     ['JPY first (no decimals)', { CURRENCIES: 'JPY,RUB' }],
-  ])('when started on an empty database with %s, then it prints the demo merchant and its curl line creates an invoice; SIGTERM exits 0', async (name, extra) => {
-    const port = await freePort()
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
-      env: { PATH: process.env['PATH'] ?? '', PORT: String(port), DATABASE_URL: `sqlite:${join(dir, `serve-${name.length}.db`)}`, LOG_LEVEL: 'info', ...extra },
-    })
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    try {
-      const deadline = Date.now() + 20_000
-      while (!out.includes('Server listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-      expect(out).toContain('Demo merchant created')
-      const curl = out.split('\n').find((l) => l.includes('curl -s -X POST'))
-      expect(curl).toBeDefined()
-      // run the printed command's request as written: URL, headers and body from the line itself
-      const url = /(http:\/\/\S+\/api\/v1\/invoices)/.exec(curl!)?.[1]
-      const key = /X-Api-Key: (mk_[A-Za-z0-9_-]+)/.exec(curl!)?.[1]
-      const body = /-d '([^']+)'/.exec(curl!)?.[1]
-      const res = await fetch(url!, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Api-Key': key! }, body: body! })
-      expect(res.status, await res.clone().text()).toBe(201)
-      const created = (await res.json()) as { is_new: boolean; pay_url: string }
-      expect(created.is_new).toBe(true)
-      expect(created.pay_url).toContain(`http://localhost:${port}/pay/`)
-      // the access log carries the request id and never the key
-      const logDeadline = Date.now() + 5000
-      while (!out.includes('request completed') && Date.now() < logDeadline) await new Promise((r) => setTimeout(r, 50))
-      expect(out).toMatch(/"reqId":"[0-9a-f-]{36}".*"request completed"/)
-      expect(out.split('\n').filter((l) => l.startsWith('{')).join('\n')).not.toContain(key!)
-    } finally {
-      child.kill('SIGTERM')
-    }
-    expect(await exited).toBe(0)
-  })
+  ])(
+    'when started on an empty database with %s, then it prints the demo merchant and its curl line creates an invoice; SIGTERM exits 0',
+    async (name, extra) => {
+      const port = await freePort()
+      const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          PORT: String(port),
+          DATABASE_URL: `sqlite:${join(dir, `serve-${name.length}.db`)}`,
+          LOG_LEVEL: 'info',
+          ...extra,
+        },
+      })
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+      try {
+        const deadline = Date.now() + 20_000
+        while (!out.includes('Server listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+        expect(out).toContain('Demo merchant created')
+        const curl = out.split('\n').find((l) => l.includes('curl -s -X POST'))
+        expect(curl).toBeDefined()
+        // run the printed command's request as written: URL, headers and body from the line itself
+        const url = /(http:\/\/\S+\/api\/v1\/invoices)/.exec(curl!)?.[1]
+        const key = /X-Api-Key: (mk_[A-Za-z0-9_-]+)/.exec(curl!)?.[1]
+        const body = /-d '([^']+)'/.exec(curl!)?.[1]
+        const res = await fetch(url!, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Api-Key': key! },
+          body: body!,
+        })
+        expect(res.status, await res.clone().text()).toBe(201)
+        const created = (await res.json()) as { is_new: boolean; pay_url: string }
+        expect(created.is_new).toBe(true)
+        expect(created.pay_url).toContain(`http://localhost:${port}/pay/`)
+        // the access log carries the request id and never the key
+        const logDeadline = Date.now() + 5000
+        while (!out.includes('request completed') && Date.now() < logDeadline)
+          await new Promise((r) => setTimeout(r, 50))
+        expect(out).toMatch(/"reqId":"[0-9a-f-]{36}".*"request completed"/)
+        expect(
+          out
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .join('\n'),
+        ).not.toContain(key!)
+      } finally {
+        child.kill('SIGTERM')
+      }
+      expect(await exited).toBe(0)
+    },
+  )
 
   it.each([
     ['on (the default)', {}, true],
     ['off', { SANDBOX: 'false' }, false],
-  ])('when started in production with the sandbox %s, then the log warns about its test controls only when it is on', async (_name, extra, warned) => {
-    const port = await freePort()
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
-      env: { PATH: process.env['PATH'] ?? '', PORT: String(port), DATABASE_URL: `sqlite:${join(dir, `prod-${String(warned)}.db`)}`, LOG_LEVEL: 'info', NODE_ENV: 'production', ...extra },
-    })
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    try {
-      const deadline = Date.now() + 20_000
-      while (!out.includes('Server listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-      expect(out).toContain('Server listening')
-      const warning = out.split('\n').find((l) => l.includes('SANDBOX is on'))
-      if (warned) expect(JSON.parse(warning!)).toMatchObject({ level: 40 })
-      else expect(warning).toBeUndefined()
-    } finally {
-      child.kill('SIGTERM')
-    }
-    expect(await exited).toBe(0)
-  })
+  ])(
+    'when started in production with the sandbox %s, then the log warns about its test controls only when it is on',
+    async (_name, extra, warned) => {
+      const port = await freePort()
+      const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          PORT: String(port),
+          DATABASE_URL: `sqlite:${join(dir, `prod-${String(warned)}.db`)}`,
+          LOG_LEVEL: 'info',
+          NODE_ENV: 'production',
+          ...extra,
+        },
+      })
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+      try {
+        const deadline = Date.now() + 20_000
+        while (!out.includes('Server listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+        expect(out).toContain('Server listening')
+        const warning = out.split('\n').find((l) => l.includes('SANDBOX is on'))
+        if (warned) expect(JSON.parse(warning!)).toMatchObject({ level: 40 })
+        else expect(warning).toBeUndefined()
+      } finally {
+        child.kill('SIGTERM')
+      }
+      expect(await exited).toBe(0)
+    },
+  )
 
   it('when a configuration value is bad, then the start stops naming the variable', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {
-      env: { PATH: process.env['PATH'] ?? '', PORT: 'eighty', SQLITE_SYNCHRONOUS: 'sometimes', DATABASE_URL: `sqlite:${join(dir, 'bad.db')}` },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        PORT: 'eighty',
+        SQLITE_SYNCHRONOUS: 'sometimes',
+        DATABASE_URL: `sqlite:${join(dir, 'bad.db')}`,
+      },
     })
     let err = ''
     child.stderr.on('data', (d: Buffer) => (err += d.toString()))

@@ -16,7 +16,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 const startServer = (db: string): Promise<ServerProcess> =>
-  startProcess({ DATABASE_URL: `sqlite:${db}`, LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000' })
+  startProcess({
+    DATABASE_URL: `sqlite:${db}`,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_RPS: '100000',
+    RATE_LIMIT_BURST: '100000',
+  })
 
 /** The error code behind a failed fetch (undici wraps it in `cause`). */
 function errorCode(err: unknown): string {
@@ -52,10 +57,13 @@ describe('serve: SIGTERM under load', () => {
                 headers: { 'content-type': 'application/json', 'x-api-key': apiKey! },
                 body: JSON.stringify({ order_id: orderId, amount: '10.00', currency: 'RUB' }),
               })
-            : await fetch(`${first.base}/api/invoice/getInfo?merchant_id=${merchantId!}&order_id=${lastCreated!}`, { headers: { 'x-api-key': apiKey! } })
+            : await fetch(`${first.base}/api/invoice/getInfo?merchant_id=${merchantId!}&order_id=${lastCreated!}`, {
+                headers: { 'x-api-key': apiKey! },
+              })
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
           const body = (await res.json()) as { order_id: string }
-          if (res.status < 200 || res.status >= 300) unexpected.push(`${isCreate ? 'create' : 'getInfo'} ${res.status} ${JSON.stringify(body)}`)
+          if (res.status < 200 || res.status >= 300)
+            unexpected.push(`${isCreate ? 'create' : 'getInfo'} ${res.status} ${JSON.stringify(body)}`)
           if (isCreate && res.status === 201) {
             created.push(body.order_id)
             lastCreated = orderId
@@ -88,20 +96,27 @@ describe('serve: SIGTERM under load', () => {
     // before the server read a request on it (an idle keep-alive socket closed as the client reused it, or a
     // connection still in the listen backlog); a reset create must not have made an invoice (checked below)
     const allowed = ['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET']
-    expect([...failures.keys()].filter((c) => !allowed.includes(c)), JSON.stringify(Object.fromEntries(failures))).toEqual([])
+    expect(
+      [...failures.keys()].filter((c) => !allowed.includes(c)),
+      JSON.stringify(Object.fromEntries(failures)),
+    ).toEqual([])
 
     const second = await startServer(db)
     try {
       const missing: string[] = []
       for (const id of created) {
-        const res = await fetch(`${second.base}/api/invoice/getInfo?merchant_id=${merchantId!}&invoice_id=${id}`, { headers: { 'x-api-key': apiKey! } })
+        const res = await fetch(`${second.base}/api/invoice/getInfo?merchant_id=${merchantId!}&invoice_id=${id}`, {
+          headers: { 'x-api-key': apiKey! },
+        })
         if (res.status !== 200) missing.push(`${id}: ${res.status}`)
         await res.arrayBuffer()
       }
       expect(missing).toEqual([])
       const madeAnyway: string[] = []
       for (const orderId of lostCreates) {
-        const res = await fetch(`${second.base}/api/invoice/getInfo?merchant_id=${merchantId!}&order_id=${orderId}`, { headers: { 'x-api-key': apiKey! } })
+        const res = await fetch(`${second.base}/api/invoice/getInfo?merchant_id=${merchantId!}&order_id=${orderId}`, {
+          headers: { 'x-api-key': apiKey! },
+        })
         if (res.status !== 404) madeAnyway.push(`${orderId}: ${res.status}`)
         await res.arrayBuffer()
       }

@@ -24,14 +24,30 @@ const BUSY_TIMEOUT_MS = 5000
 describe('SQLite storage fault over HTTP', () => {
   it('when another process holds the write lock, then writes answer 503 unavailable without blocking the process or writing anything, /readyz fails, and both recover without a restart', async () => {
     const db = join(dir, 'fault.db')
-    const env = { DATABASE_URL: `sqlite:${db}`, NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '10000', RATE_LIMIT_BURST: '10000' }
+    const env = {
+      DATABASE_URL: `sqlite:${db}`,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_RPS: '10000',
+      RATE_LIMIT_BURST: '10000',
+    }
     const m = await createMerchantWithCli(env)
     const server: ServerProcess = await startServer(env)
     const headers = { 'content-type': 'application/json', 'x-api-key': m.api_key }
     const create = (orderId: string) =>
-      fetch(`${server.base}/api/v1/invoices`, { method: 'POST', headers, body: JSON.stringify({ order_id: orderId, amount: '10.00', currency: 'RUB' }) })
-    const getInfo = (orderId: string) => fetch(`${server.base}/api/invoice/getInfo?merchant_id=${m.merchant_id}&order_id=${orderId}`, { headers })
-    const simulate = (id: string) => fetch(`${server.base}/pay/${id}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"paid"}' })
+      fetch(`${server.base}/api/v1/invoices`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ order_id: orderId, amount: '10.00', currency: 'RUB' }),
+      })
+    const getInfo = (orderId: string) =>
+      fetch(`${server.base}/api/invoice/getInfo?merchant_id=${m.merchant_id}&order_id=${orderId}`, { headers })
+    const simulate = (id: string) =>
+      fetch(`${server.base}/pay/${id}/simulate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"outcome":"paid"}',
+      })
     const timed = async <T>(work: Promise<T>): Promise<[T, number]> => {
       const start = performance.now()
       const out = await work
@@ -47,10 +63,7 @@ describe('SQLite storage fault over HTTP', () => {
       lock.exec('begin exclusive') // the fault: held until released below
 
       // a burst of writes during the fault: creates and a payment
-      const writes = Promise.all([
-        ...Array.from({ length: 8 }, (_, i) => create(`during-${i}`)),
-        simulate(pendingId),
-      ])
+      const writes = Promise.all([...Array.from({ length: 8 }, (_, i) => create(`during-${i}`)), simulate(pendingId)])
       // meanwhile the process answers at once: nothing waits for the lock on the event loop
       const healthLatencies: number[] = []
       const polling = (async () => {
@@ -93,7 +106,9 @@ describe('SQLite storage fault over HTTP', () => {
 
       lock.exec('rollback') // the fault clears; the server is not restarted
 
-      await expect.poll(async () => (await fetch(`${server.base}/readyz`)).status, { timeout: 3000, interval: 50 }).toBe(200)
+      await expect
+        .poll(async () => (await fetch(`${server.base}/readyz`)).status, { timeout: 3000, interval: 50 })
+        .toBe(200)
       // nothing of the refused writes was stored: the same order ids are new, the invoice is still pending
       for (const orderId of [...Array.from({ length: 8 }, (_, i) => `during-${i}`), 'during-again']) {
         const res = await getInfo(orderId)
@@ -128,7 +143,11 @@ describe('SQLite storage fault over HTTP', () => {
     const server: ServerProcess = await startServer(env)
     const headers = { 'content-type': 'application/json', 'x-api-key': m.api_key }
     const create = (orderId: string) =>
-      fetch(`${server.base}/api/v1/invoices`, { method: 'POST', headers, body: JSON.stringify({ order_id: orderId, amount: '10.00', currency: 'RUB' }) })
+      fetch(`${server.base}/api/v1/invoices`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ order_id: orderId, amount: '10.00', currency: 'RUB' }),
+      })
     try {
       const before = await create('before')
       expect(before.status).toBe(201)
@@ -142,7 +161,11 @@ describe('SQLite storage fault over HTTP', () => {
       const during = await create('during')
       expect(during.status).toBe(503)
       expect(((await during.json()) as { code: string }).code).toBe('unavailable')
-      const paid = await fetch(`${server.base}/pay/${id}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"paid"}' })
+      const paid = await fetch(`${server.base}/pay/${id}/simulate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"outcome":"paid"}',
+      })
       expect(paid.status).toBe(503)
       await paid.arrayBuffer()
       const ready = await fetch(`${server.base}/readyz`)

@@ -60,7 +60,12 @@ async function paidInvoice(i: Instance, apiKey: string, orderId: string): Promis
     payload: JSON.stringify({ order_id: orderId, amount: 5, currency: 'RUB', callback_url: rx.url }),
   })
   const id = created.json().order_id as string
-  const paid = await i.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, headers: { 'content-type': 'application/json' }, payload: '{"outcome":"paid"}' })
+  const paid = await i.app.inject({
+    method: 'POST',
+    url: `/pay/${id}/simulate`,
+    headers: { 'content-type': 'application/json' },
+    payload: '{"outcome":"paid"}',
+  })
   expect(paid.statusCode).toBe(200)
   return id
 }
@@ -82,10 +87,16 @@ describe('webhook deliveries across a restart', () => {
     const second = await start('pending.db')
     try {
       const hooks = await rx.waitFor(3)
-      expect(hooks.slice(1).map((h) => h.json.data['id']).sort()).toEqual([retried, untried].sort())
+      expect(
+        hooks
+          .slice(1)
+          .map((h) => h.json.data['id'])
+          .sort(),
+      ).toEqual([retried, untried].sort())
       expect(hooks.every((h) => h.verifiedWith.length === 1)).toBe(true)
       expect(hooks[1]!.headers['webhook-id']).not.toBe(hooks[2]!.headers['webhook-id'])
-      const statuses = async () => (await second.rt.store.deliveries.list({ merchantId: m.merchant.id, limit: 10 })).map((d) => d.status)
+      const statuses = async () =>
+        (await second.rt.store.deliveries.list({ merchantId: m.merchant.id, limit: 10 })).map((d) => d.status)
       await expect.poll(statuses).toEqual(['succeeded', 'succeeded'])
       const log = await second.rt.store.deliveries.list({ merchantId: m.merchant.id, limit: 10 })
       const byInvoice = new Map(log.map((d) => [d.invoiceId as string, d]))
@@ -114,7 +125,9 @@ describe('webhook deliveries across a restart', () => {
       const released = await second.rt.store.deliveries.findById(d!.id as DeliveryId)
       expect(released).toMatchObject({ attempts: [] }) // the aborted attempt is not counted
       await rx.waitFor(2)
-      await expect.poll(async () => (await second.rt.store.deliveries.findById(d!.id as DeliveryId))?.status).toBe('succeeded')
+      await expect
+        .poll(async () => (await second.rt.store.deliveries.findById(d!.id as DeliveryId))?.status)
+        .toBe('succeeded')
     } finally {
       await stop(second)
     }

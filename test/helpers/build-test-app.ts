@@ -62,9 +62,16 @@ export async function buildTestApp(
   } = {},
 ): Promise<TestApp> {
   const db = opts.db ?? TEST_DB
-  const schema: TestSchema | undefined = db === 'postgres' && env.DATABASE_URL === undefined ? await createTestSchema() : undefined
+  const schema: TestSchema | undefined =
+    db === 'postgres' && env.DATABASE_URL === undefined ? await createTestSchema() : undefined
   const config = loadConfig(
-    { DATABASE_URL: schema?.url ?? 'sqlite::memory:', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://pay.test', KEY_CACHE_TTL: '0', ...env },
+    {
+      DATABASE_URL: schema?.url ?? 'sqlite::memory:',
+      LOG_LEVEL: 'silent',
+      PUBLIC_URL: 'http://pay.test',
+      KEY_CACHE_TTL: '0',
+      ...env,
+    },
     currencyExponent,
   )
   const clock = opts.clock ?? new FakeClock()
@@ -79,7 +86,10 @@ export async function buildTestApp(
     await schema?.drop()
     throw err
   }
-  const app = await createHttpApp(rt, { defaultMetrics: false, ...(opts.requestTimeout !== undefined && { requestTimeout: opts.requestTimeout }) })
+  const app = await createHttpApp(rt, {
+    defaultMetrics: false,
+    ...(opts.requestTimeout !== undefined && { requestTimeout: opts.requestTimeout }),
+  })
   await app.ready()
   const commands = cliCommands(rt)
   // the real worker, with a timer too slow to fire in a test: tests drive it with sweep() and the fake clock

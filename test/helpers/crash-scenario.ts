@@ -22,7 +22,11 @@ interface Outcome {
 }
 
 /** Runs the scenario on `databaseUrl`; `webhookWaitMs`: how long after the restart every paid invoice's webhook may take. */
-export async function crashAndRecover(databaseUrl: string, extraEnv: Record<string, string>, webhookWaitMs: number): Promise<void> {
+export async function crashAndRecover(
+  databaseUrl: string,
+  extraEnv: Record<string, string>,
+  webhookWaitMs: number,
+): Promise<void> {
   const rx = await startReceiver()
   const env = {
     DATABASE_URL: databaseUrl,
@@ -57,7 +61,11 @@ export async function crashAndRecover(databaseUrl: string, extraEnv: Record<stri
         }
         out.created.set(body.order_id, orderId)
         if (n % 4 === 0) continue // some invoices stay pending
-        const pay = await fetch(`${first.base}/pay/${body.order_id}/simulate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"outcome":"paid"}' })
+        const pay = await fetch(`${first.base}/pay/${body.order_id}/simulate`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"outcome":"paid"}',
+        })
         const payBody = await pay.text()
         if (pay.status === 200) out.paid.add(body.order_id)
         else out.unexpected.push(`simulate ${pay.status} ${payBody}`)
@@ -88,15 +96,20 @@ export async function crashAndRecover(databaseUrl: string, extraEnv: Record<stri
     const lost: string[] = []
     for (const [id, orderId] of out.created) {
       const { status, body } = await get(id)
-      if (status !== 200 || body.order_id !== orderId || body.amount !== 10) lost.push(`${id}: ${status} ${JSON.stringify(body)}`)
-      else if (out.paid.has(id) && body.status !== 'paid') lost.push(`${id}: payment acknowledged, reads ${body.status}`)
+      if (status !== 200 || body.order_id !== orderId || body.amount !== 10)
+        lost.push(`${id}: ${status} ${JSON.stringify(body)}`)
+      else if (out.paid.has(id) && body.status !== 'paid')
+        lost.push(`${id}: payment acknowledged, reads ${body.status}`)
     }
     expect(lost).toEqual([])
 
     // every paid invoice, acknowledged or not (a payment may have committed just before the kill, unanswered)
     const paidNow = new Set<string>()
-    for (let cursor: string | null = null; ; ) {
-      const res = await fetch(`${second.base}/api/v1/invoices?status=paid&limit=200${cursor === null ? '' : `&cursor=${cursor}`}`, { headers })
+    for (let cursor: string | null = null; ;) {
+      const res = await fetch(
+        `${second.base}/api/v1/invoices?status=paid&limit=200${cursor === null ? '' : `&cursor=${cursor}`}`,
+        { headers },
+      )
       const page = (await res.json()) as { data: { id: string }[]; next_cursor: string | null }
       for (const inv of page.data) paidNow.add(inv.id)
       if (page.next_cursor === null) break
@@ -105,13 +118,20 @@ export async function crashAndRecover(databaseUrl: string, extraEnv: Record<stri
     for (const id of out.paid) expect(paidNow.has(id), id).toBe(true)
 
     // … has had its invoice.paid webhook, signed, at least once; the restarted dispatcher sent what was pending
-    const delivered = () => new Set(rx.received.filter((h) => h.json.type === 'invoice.paid' && h.verifiedWith.length === 1).map((h) => String(h.json.data['id'])))
+    const delivered = () =>
+      new Set(
+        rx.received
+          .filter((h) => h.json.type === 'invoice.paid' && h.verifiedWith.length === 1)
+          .map((h) => String(h.json.data['id'])),
+      )
     const missing = () => [...paidNow].filter((id) => !delivered().has(id))
     await expect.poll(() => missing().length, { timeout: webhookWaitMs, interval: 100 }).toBe(0)
     expect(rx.received.every((h) => h.verifiedWith.length === 1)).toBe(true)
     // and only for invoices that are paid: no webhook announced a payment the database does not have
     expect([...delivered()].filter((id) => !paidNow.has(id))).toEqual([])
-    console.info(`crash (${databaseUrl.split(':')[0]}): ${out.created.size} creates and ${out.paid.size} payments acknowledged, ${paidNow.size} paid; webhooks ${webhooksBeforeKill} before the kill, ${rx.received.length} in all`)
+    console.info(
+      `crash (${databaseUrl.split(':')[0]}): ${out.created.size} creates and ${out.paid.size} payments acknowledged, ${paidNow.size} paid; webhooks ${webhooksBeforeKill} before the kill, ${rx.received.length} in all`,
+    )
   } finally {
     await stopServer(second)
     await rx.close()

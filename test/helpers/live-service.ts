@@ -36,7 +36,11 @@ export async function startLiveService(env: Record<string, string> = {}): Promis
 }
 
 /** The buyer's sandbox payment, as the payment page's test controls send it. */
-export async function simulate(service: LiveService, invoiceId: string, outcome: 'paid' | 'hold' | 'failed'): Promise<void> {
+export async function simulate(
+  service: LiveService,
+  invoiceId: string,
+  outcome: 'paid' | 'hold' | 'failed',
+): Promise<void> {
   const res = await fetch(`${service.url}/pay/${invoiceId}/simulate`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -12,7 +12,8 @@ export const TEST_DATABASE_URL: string | undefined = process.env.TEST_DATABASE_U
 /** DEVELOPERS: in CI nothing may be skipped, so a missing TEST_DATABASE_URL is a failure there. */
 export const IS_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false'
 
-export const MISSING_IN_CI = 'TEST_DATABASE_URL is not set, but CI is: the PostgreSQL tests must run in CI (.ci/run starts PostgreSQL and sets it)'
+export const MISSING_IN_CI =
+  'TEST_DATABASE_URL is not set, but CI is: the PostgreSQL tests must run in CI (.ci/run starts PostgreSQL and sets it)'
 
 /** The URL to test against; throws in CI when there is none (outside CI callers skip instead). */
 export function requireTestDatabaseUrl(): string {

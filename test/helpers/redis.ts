@@ -15,7 +15,8 @@ export const TEST_REDIS_URL: string | undefined = process.env.TEST_REDIS_URL?.tr
 /** Skip the Redis tests: only outside CI, and only without TEST_REDIS_URL. */
 export const SKIP_REDIS = TEST_REDIS_URL === undefined && !IS_CI
 
-export const MISSING_REDIS_IN_CI = 'TEST_REDIS_URL is not set, but CI is: the Redis tests must run in CI (.ci/run starts redis-server and sets it)'
+export const MISSING_REDIS_IN_CI =
+  'TEST_REDIS_URL is not set, but CI is: the Redis tests must run in CI (.ci/run starts redis-server and sets it)'
 
 /** The URL to test against, with its port spelt out; throws when there is none (outside CI callers skip instead). */
 export function requireTestRedisUrl(): string {

@@ -29,9 +29,14 @@ export interface ServerProcess {
 }
 
 /** Starts `invoice-service serve` with `env` (plus PATH and PORT) and waits until /readyz answers 200. */
-export async function startServer(env: Record<string, string>, opts: { port?: number; readyTimeoutMs?: number } = {}): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string>,
+  opts: { port?: number; readyTimeoutMs?: number } = {},
+): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort())
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { PATH: process.env['PATH'] ?? '', PORT: String(port), ...env } })
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { PATH: process.env['PATH'] ?? '', PORT: String(port), ...env },
+  })
   let output = ''
   child.stdout.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr.on('data', (d: Buffer) => (output += d.toString()))
@@ -60,7 +65,10 @@ export async function startServer(env: Record<string, string>, opts: { port?: nu
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within `graceMs`; resolves with the exit. */
-export async function stopServer(server: ServerProcess, graceMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function stopServer(
+  server: ServerProcess,
+  graceMs = 10_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGTERM')
   const timer = setTimeout(() => server.child.kill('SIGKILL'), graceMs)
   try {
@@ -71,17 +79,28 @@ export async function stopServer(server: ServerProcess, graceMs = 10_000): Promi
 }
 
 /** Runs the CLI (`invoice-service …args`) with `env`; resolves with its stdout, rejects on a non-zero exit. */
-export function runCli(args: readonly string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+export function runCli(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } }, (err, stdout, stderr) => {
-      if (err !== null) reject(Object.assign(err, { stdout, stderr }))
-      else resolve({ stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env['PATH'] ?? '', ...env } },
+      (err, stdout, stderr) => {
+        if (err !== null) reject(Object.assign(err, { stdout, stderr }))
+        else resolve({ stdout, stderr })
+      },
+    )
   })
 }
 
 /** `merchant create --json` through the CLI, as an operator would. */
-export async function createMerchantWithCli(env: Record<string, string>, name = 'Shop'): Promise<{ merchant_id: string; api_key: string; api_key_id: string; webhook_secret: string }> {
+export async function createMerchantWithCli(
+  env: Record<string, string>,
+  name = 'Shop',
+): Promise<{ merchant_id: string; api_key: string; api_key_id: string; webhook_secret: string }> {
   return JSON.parse((await runCli(['merchant', 'create', '--name', name, '--json'], env)).stdout) as {
     merchant_id: string
     api_key: string

@@ -67,7 +67,13 @@ export async function startReceiver(opts: { secrets?: string[]; respond?: Respon
       } catch {
         json = { type: '(not json)', timestamp: '', data: {} }
       }
-      const partial = { headers: req.headers, body, json, receivedAt: performance.timeOrigin + performance.now(), verifiedWith }
+      const partial = {
+        headers: req.headers,
+        body,
+        json,
+        receivedAt: performance.timeOrigin + performance.now(),
+        verifiedWith,
+      }
       const n = received.length + 1
       const pending = { ...partial, answer: 0 as number | 'hang' }
       received.push(pending)

@@ -144,14 +144,17 @@ export function createInvoiceClient(options: InvoiceClientOptions): InvoiceClien
         throw new InvoiceServiceError({
           status: 0,
           code: 'network_error',
-          detail: timedOut ? `no answer within ${timeoutMs} ms` : `no answer from ${baseUrl}: ${cause instanceof Error ? cause.message : String(cause)}`,
+          detail: timedOut
+            ? `no answer within ${timeoutMs} ms`
+            : `no answer from ${baseUrl}: ${cause instanceof Error ? cause.message : String(cause)}`,
           cause,
         })
       }
       const { response } = outcome
       if (response.ok) return outcome.data as T
       const error = errorOf(response, outcome.error)
-      const repeatable = REFUSED_UNPROCESSED.has(response.status) || (policy === 'always' && FAILED_MAYBE_PROCESSED.has(response.status))
+      const repeatable =
+        REFUSED_UNPROCESSED.has(response.status) || (policy === 'always' && FAILED_MAYBE_PROCESSED.has(response.status))
       const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : backoff(n)
       // a longer Retry-After (an address blocked for a minute) is the caller's to wait for, not a retry's
       if (repeatable && n < retries && wait <= MAX_RETRY_WAIT_MS) {
@@ -175,7 +178,9 @@ export function createInvoiceClient(options: InvoiceClientOptions): InvoiceClien
     async getInvoice(lookup) {
       const invoiceId = typeof lookup === 'string' ? lookup : lookup.invoice_id
       if (invoiceId !== undefined) {
-        return call('always', (signal) => raw.GET('/api/v1/invoices/{invoice_id}', { params: { path: { invoice_id: invoiceId } }, signal }))
+        return call('always', (signal) =>
+          raw.GET('/api/v1/invoices/{invoice_id}', { params: { path: { invoice_id: invoiceId } }, signal }),
+        )
       }
       const orderId = (lookup as { order_id: string }).order_id
       const merchantId = requireMerchantId()
@@ -184,9 +189,13 @@ export function createInvoiceClient(options: InvoiceClientOptions): InvoiceClien
       )
     },
     capture: (invoiceId) =>
-      call('answered', (signal) => raw.POST('/api/v1/invoices/{invoice_id}/capture', { params: { path: { invoice_id: invoiceId } }, signal })),
+      call('answered', (signal) =>
+        raw.POST('/api/v1/invoices/{invoice_id}/capture', { params: { path: { invoice_id: invoiceId } }, signal }),
+      ),
     cancel: (invoiceId) =>
-      call('answered', (signal) => raw.POST('/api/v1/invoices/{invoice_id}/cancel', { params: { path: { invoice_id: invoiceId } }, signal })),
+      call('answered', (signal) =>
+        raw.POST('/api/v1/invoices/{invoice_id}/cancel', { params: { path: { invoice_id: invoiceId } }, signal }),
+      ),
     listInvoices: (query = {}) =>
       call('always', (signal) => raw.GET('/api/v1/invoices', { params: { query: withTextLimit(query) }, signal })),
     async *iterateInvoices(query = {}) {
@@ -198,13 +207,19 @@ export function createInvoiceClient(options: InvoiceClientOptions): InvoiceClien
       } while (cursor !== undefined)
     },
     listDeliveries: (query = {}) =>
-      call('always', (signal) => raw.GET('/api/v1/webhooks/deliveries', { params: { query: withTextLimit(query) }, signal })),
+      call('always', (signal) =>
+        raw.GET('/api/v1/webhooks/deliveries', { params: { query: withTextLimit(query) }, signal }),
+      ),
     // a redelivery sends the same webhook-id again, so a repeat is harmless to a receiver that deduplicates
     redeliver: (deliveryId) =>
       call('answered', (signal) =>
-        raw.POST('/api/v1/webhooks/deliveries/{delivery_id}/retry', { params: { path: { delivery_id: deliveryId } }, signal }),
+        raw.POST('/api/v1/webhooks/deliveries/{delivery_id}/retry', {
+          params: { path: { delivery_id: deliveryId } },
+          signal,
+        }),
       ),
-    sendTestWebhook: (url) => call('answered', (signal) => raw.POST('/api/v1/webhooks/test', { body: { url }, signal })),
+    sendTestWebhook: (url) =>
+      call('answered', (signal) => raw.POST('/api/v1/webhooks/test', { body: { url }, signal })),
   }
   return client
 }

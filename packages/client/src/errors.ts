@@ -51,7 +51,10 @@ export function isInvoiceServiceError(err: unknown, ...codes: InvoiceServiceErro
 }
 
 const isProblem = (body: unknown): body is Problem =>
-  typeof body === 'object' && body !== null && typeof (body as Problem).code === 'string' && typeof (body as Problem).status === 'number'
+  typeof body === 'object' &&
+  body !== null &&
+  typeof (body as Problem).code === 'string' &&
+  typeof (body as Problem).status === 'number'
 
 /** The error of a non-2xx answer: its problem document when it is one. */
 export function errorOf(response: Response, body: unknown): InvoiceServiceError {

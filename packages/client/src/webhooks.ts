@@ -33,14 +33,20 @@ function headerOf(headers: HeadersLike, name: string): string | undefined {
  * new secret verify during a rotation) and that `webhook-timestamp` is within 5 minutes of now (replays).
  * Throws WebhookVerificationError otherwise. The same event can arrive more than once: deduplicate by `webhook-id`.
  */
-export function verifyWebhook(body: string | ArrayBuffer | ArrayBufferView, headers: HeadersLike, secret: string | readonly string[]): WebhookEvent {
+export function verifyWebhook(
+  body: string | ArrayBuffer | ArrayBufferView,
+  headers: HeadersLike,
+  secret: string | readonly string[],
+): WebhookEvent {
   // Bytes in any form (a Buffer, also another realm's; `await request.arrayBuffer()`; a DataView) are decoded. From
   // plain JavaScript a body already parsed (express.json()) gets here too: refused as unverifiable.
   let payload: string
   if (typeof body === 'string') payload = body
-  else if (ArrayBuffer.isView(body)) payload = UTF8.decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength))
+  else if (ArrayBuffer.isView(body))
+    payload = UTF8.decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength))
   else if (Object.prototype.toString.call(body) === '[object ArrayBuffer]') payload = UTF8.decode(new Uint8Array(body))
-  else throw new WebhookVerificationError('the body must be the raw request body (a string or bytes), not a parsed object')
+  else
+    throw new WebhookVerificationError('the body must be the raw request body (a string or bytes), not a parsed object')
   const wanted: Record<string, string> = {}
   for (const name of HEADERS) {
     const value = headerOf(headers, name)

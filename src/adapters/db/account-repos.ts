@@ -28,13 +28,20 @@ export class KyselyMerchantRepo implements MerchantRepo {
   }
 
   async findById(id: MerchantId): Promise<Merchant | undefined> {
-    const row = await this.#guard(this.#db.selectFrom('merchants').select(MERCHANT_COLUMNS).where('id', '=', id).executeTakeFirst())
+    const row = await this.#guard(
+      this.#db.selectFrom('merchants').select(MERCHANT_COLUMNS).where('id', '=', id).executeTakeFirst(),
+    )
     return row && rowToMerchant(row)
   }
 
   async list(): Promise<Merchant[]> {
     const rows = await this.#guard(
-      this.#db.selectFrom('merchants').select(MERCHANT_COLUMNS).orderBy('created_at', 'asc').orderBy('id', 'asc').execute(),
+      this.#db
+        .selectFrom('merchants')
+        .select(MERCHANT_COLUMNS)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute(),
     )
     return rows.map(rowToMerchant)
   }
@@ -54,7 +61,9 @@ export class KyselyMerchantRepo implements MerchantRepo {
   }
 
   async setStatus(id: MerchantId, status: MerchantStatus): Promise<boolean> {
-    const result = await this.#guard(this.#db.updateTable('merchants').set({ status }).where('id', '=', id).executeTakeFirst())
+    const result = await this.#guard(
+      this.#db.updateTable('merchants').set({ status }).where('id', '=', id).executeTakeFirst(),
+    )
     return result.numUpdatedRows > 0n
   }
 }
@@ -121,7 +130,12 @@ export class KyselyApiKeyRepo implements ApiKeyRepo {
 
   async revoke(id: ApiKeyId, at: Date): Promise<boolean> {
     const result = await this.#guard(
-      this.#db.updateTable('api_keys').set({ revoked_at: at.getTime() }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst(),
+      this.#db
+        .updateTable('api_keys')
+        .set({ revoked_at: at.getTime() })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst(),
     )
     return result.numUpdatedRows > 0n
   }

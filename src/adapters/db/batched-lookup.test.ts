@@ -37,7 +37,7 @@ describe('BatchedLookup', () => {
     expect(queries).toEqual([['a'], ['a'], ['c']])
   })
 
-  it('when a pass has more keys than one query takes, then they are split and only the failing query\'s lookups fail', async () => {
+  it("when a pass has more keys than one query takes, then they are split and only the failing query's lookups fail", async () => {
     const boom = new Error('connection lost')
     const { lookup, queries } = recording(table, (keys) => (keys.includes('c') ? boom : undefined))
     const answers = await Promise.allSettled(['a', 'b', 'c', 'd', 'e'].map((k) => lookup.load(k)))
@@ -45,7 +45,7 @@ describe('BatchedLookup', () => {
     expect(answers.map((a) => (a.status === 'fulfilled' ? a.value : a.reason))).toEqual([1, 2, boom, boom, 5])
   })
 
-  it('when a query fails over one bad key and the error may be that key\'s, then each key is asked again alone and only that lookup fails', async () => {
+  it("when a query fails over one bad key and the error may be that key's, then each key is asked again alone and only that lookup fails", async () => {
     const refused = Object.assign(new Error('invalid byte sequence'), { code: '22021' })
     const { lookup, queries } = recording(table, (keys) => (keys.includes('bad\u0000') ? refused : undefined), {
       retryAlone: (err) => (err as { code?: string }).code === '22021',
@@ -55,7 +55,7 @@ describe('BatchedLookup', () => {
     expect(queries).toEqual([['a', 'bad\u0000', 'b'], ['a'], ['bad\u0000'], ['b']])
   })
 
-  it('when a query fails with an error that is not a key\'s (the connection is lost), then every lookup of it fails, without asking again', async () => {
+  it("when a query fails with an error that is not a key's (the connection is lost), then every lookup of it fails, without asking again", async () => {
     const lost = new Error('connection lost')
     const { lookup, queries } = recording(table, () => lost, { retryAlone: (err) => err !== lost })
     const answers = await Promise.allSettled(['a', 'b'].map((k) => lookup.load(k)))
@@ -76,6 +76,7 @@ describe('BatchedLookup', () => {
   })
 
   it('refuses a batch size that is not a positive integer', () => {
-    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new BatchedLookup(async () => new Map(), { maxKeys: bad })).toThrow(RangeError)
+    for (const bad of [0, -1, 1.5, Number.NaN])
+      expect(() => new BatchedLookup(async () => new Map(), { maxKeys: bad })).toThrow(RangeError)
   })
 })

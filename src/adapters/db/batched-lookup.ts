@@ -30,7 +30,8 @@ export class BatchedLookup<K, V> {
     opts: { readonly maxKeys?: number; readonly retryAlone?: (err: unknown) => boolean } = {},
   ) {
     const maxKeys = opts.maxKeys ?? 500
-    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) throw new RangeError(`maxKeys: not a positive integer: ${maxKeys}`)
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1)
+      throw new RangeError(`maxKeys: not a positive integer: ${maxKeys}`)
     this.#run = run
     this.#maxKeys = maxKeys
     this.#retryAlone = opts.retryAlone ?? (() => false)
@@ -56,7 +57,8 @@ export class BatchedLookup<K, V> {
     this.#pending = undefined
     if (pending === undefined) return
     const keys = [...pending.keys()]
-    for (let from = 0; from < keys.length; from += this.#maxKeys) this.#answer(keys.slice(from, from + this.#maxKeys), pending)
+    for (let from = 0; from < keys.length; from += this.#maxKeys)
+      this.#answer(keys.slice(from, from + this.#maxKeys), pending)
   }
 
   #answer(keys: K[], pending: ReadonlyMap<K, Waiter<V>[]>): void {

@@ -4,7 +4,19 @@
  * BEGIN IMMEDIATE, so its select-then-update in one transaction is already exclusive).
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
-import { fairShareCandidates, shareOf, takeBeyondShare, takeFairShare, type ClaimedDelivery, type ClaimShare, type Delivery, type DeliveryAttempt, type DeliveryStatus, type DeliveryWithAttempts, type WebhookEventType } from '../../domain/delivery.js'
+import {
+  fairShareCandidates,
+  shareOf,
+  takeBeyondShare,
+  takeFairShare,
+  type ClaimedDelivery,
+  type ClaimShare,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  type DeliveryWithAttempts,
+  type WebhookEventType,
+} from '../../domain/delivery.js'
 import type { DeliveryId, EventId, InvoiceId, MerchantId } from '../../domain/ids.js'
 import type { DeliveryListQuery, DeliveryProgress, DeliveryQueueStats, DeliveryRepo } from '../../ports/store.js'
 import type { Database, DeliveryAttemptRow, DeliveryRow, SqlDialect } from './schema.js'
@@ -29,8 +41,18 @@ interface Candidate {
   readonly id: string
   readonly merchantId: MerchantId
 }
-const candidate = (r: Pick<DeliveryRow, 'id' | 'merchant_id'>): Candidate => ({ id: r.id, merchantId: r.merchant_id as MerchantId })
-const ATTEMPT_COLUMNS = ['id', 'delivery_id', 'at', 'status_code', 'latency_ms', 'error'] as const satisfies readonly (keyof DeliveryAttemptRow)[]
+const candidate = (r: Pick<DeliveryRow, 'id' | 'merchant_id'>): Candidate => ({
+  id: r.id,
+  merchantId: r.merchant_id as MerchantId,
+})
+const ATTEMPT_COLUMNS = [
+  'id',
+  'delivery_id',
+  'at',
+  'status_code',
+  'latency_ms',
+  'error',
+] as const satisfies readonly (keyof DeliveryAttemptRow)[]
 
 type DeliveryRead = Pick<DeliveryRow, (typeof DELIVERY_COLUMNS)[number]>
 
@@ -160,9 +182,19 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
       .$if(full.length > 0, (q) => q.where('pm.id', 'not in', full))
     const candidates =
       this.#dialect === 'postgres'
-        ? merchants.innerJoinLateral((eb) => merchantDue(eb).select(CANDIDATE_COLUMNS.map((c) => `d.${c}` as const)).forUpdate().skipLocked().as('c'), (join) => join.onTrue())
+        ? merchants.innerJoinLateral(
+            (eb) =>
+              merchantDue(eb)
+                .select(CANDIDATE_COLUMNS.map((c) => `d.${c}` as const))
+                .forUpdate()
+                .skipLocked()
+                .as('c'),
+            (join) => join.onTrue(),
+          )
         : // SQLite has no LATERAL; the correlated IN is the same seek per merchant (one writer: nothing to lock)
-          merchants.innerJoin('deliveries as c', (join) => join.on((eb) => eb('c.id', 'in', merchantDue(eb).select('d.id'))))
+          merchants.innerJoin('deliveries as c', (join) =>
+            join.on((eb) => eb('c.id', 'in', merchantDue(eb).select('d.id'))),
+          )
     const rows = await this.#guard(
       candidates
         .select(CANDIDATE_COLUMNS.map((c) => `c.${c}` as const))
@@ -206,7 +238,8 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
     // They fill the free slots within the shares, or they are all that is due: the claim is what it would be
     // over every due delivery. Otherwise merchants at their share filled them, and a merchant under its share may
     // have deliveries due behind them: seek those, each merchant apart.
-    if (rows.length < share.limit && due.length === share.limit) rows = takeFairShare(await this.#dueByMerchant(nowMs, share), share)
+    if (rows.length < share.limit && due.length === share.limit)
+      rows = takeFairShare(await this.#dueByMerchant(nowMs, share), share)
     // beyond the shares: the oldest due of answering merchants, above the reserve (of the oldest `limit`: enough)
     rows = [...rows, ...takeBeyondShare(due, share, rows)]
     if (rows.length === 0) return []
@@ -237,7 +270,14 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
     await this.#guard(
       this.#db
         .insertInto('delivery_attempts')
-        .values({ id: a.id, delivery_id: deliveryId, at: a.at.getTime(), status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error })
+        .values({
+          id: a.id,
+          delivery_id: deliveryId,
+          at: a.at.getTime(),
+          status_code: a.statusCode,
+          latency_ms: a.latencyMs,
+          error: a.error,
+        })
         // recorded already: a COMMIT that succeeded but answered with an error is retried with the same attempt
         .onConflict((oc) => oc.column('id').doNothing())
         .execute(),
@@ -278,7 +318,11 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
 
   async releaseAll(): Promise<number> {
     const result = await this.#guard(
-      this.#db.updateTable('deliveries').set({ lease_until: null }).where('lease_until', 'is not', null).executeTakeFirst(),
+      this.#db
+        .updateTable('deliveries')
+        .set({ lease_until: null })
+        .where('lease_until', 'is not', null)
+        .executeTakeFirst(),
     )
     return Number(result.numUpdatedRows)
   }
@@ -287,7 +331,13 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
     const result = await this.#guard(
       this.#db
         .updateTable('deliveries')
-        .set({ status: 'pending', attempt_count: 0, next_attempt_at: now.getTime(), lease_until: null, updated_at: now.getTime() })
+        .set({
+          status: 'pending',
+          attempt_count: 0,
+          next_attempt_at: now.getTime(),
+          lease_until: null,
+          updated_at: now.getTime(),
+        })
         .where('id', '=', id)
         // not while an attempt of it is under way (a live claim): requeued then, it was sent a second time at once
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now.getTime())]))
@@ -297,7 +347,9 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
   }
 
   async findById(id: DeliveryId): Promise<DeliveryWithAttempts | undefined> {
-    const row = await this.#guard(this.#db.selectFrom('deliveries').select(DELIVERY_COLUMNS).where('id', '=', id).executeTakeFirst())
+    const row = await this.#guard(
+      this.#db.selectFrom('deliveries').select(DELIVERY_COLUMNS).where('id', '=', id).executeTakeFirst(),
+    )
     if (row === undefined) return undefined
     const [withAttempts] = await this.#withAttempts([rowToDelivery(row)])
     return withAttempts
@@ -310,7 +362,9 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
     const after = q.after
     if (after !== undefined) {
       // strictly after the cursor in (created_at desc, id desc) order; a row value so the index range applies
-      query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(after.createdAt.getTime(), after.id)))
+      query = query.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('created_at', 'id'), '<', tuple(after.createdAt.getTime(), after.id)),
+      )
     }
     const rows = await this.#guard(query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute())
     return this.#withAttempts(rows.map(rowToDelivery))

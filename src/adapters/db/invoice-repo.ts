@@ -27,7 +27,8 @@ function firstInvoice(rows: readonly Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[n
 }
 
 // The compiled insert binds every column of INVOICE_COLUMNS: this fails to compile if the list misses one.
-const everyInvoiceColumn: [Exclude<keyof InvoiceRow, (typeof INVOICE_COLUMNS)[number]>] extends [never] ? true : never = true
+const everyInvoiceColumn: [Exclude<keyof InvoiceRow, (typeof INVOICE_COLUMNS)[number]>] extends [never] ? true : never =
+  true
 void everyInvoiceColumn
 
 /** One (merchant, order_id) as a Map key: unambiguous whatever either holds. */
@@ -60,7 +61,9 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     const retryAlone = (err: unknown): boolean => !(err instanceof StoreUnavailableError)
     this.#byId = fast.batched === true ? new BatchedLookup((ids) => this.#findByIds(ids), { retryAlone }) : undefined
     this.#byOrder =
-      fast.batched === true ? new BatchedLookup((keys) => this.#findByOrders(keys.map(orderOfKey)), { retryAlone }) : undefined
+      fast.batched === true
+        ? new BatchedLookup((keys) => this.#findByOrders(keys.map(orderOfKey)), { retryAlone })
+        : undefined
   }
 
   findById(id: InvoiceId): Promise<Invoice | undefined> {
@@ -133,7 +136,11 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
 
   /** This merchant's invoices with this order_id, every column: what findByOrderId and findLive narrow down. */
   #ofOrder(merchantId: MerchantId, orderId: string) {
-    return this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('merchant_id', '=', merchantId).where('order_id', '=', orderId)
+    return this.#db
+      .selectFrom('invoices')
+      .select(INVOICE_COLUMNS)
+      .where('merchant_id', '=', merchantId)
+      .where('order_id', '=', orderId)
   }
 
   /** Outside transactions, the answer to a repeated create (PostgreSQL: a prepared statement, like the hot lookups). */
@@ -158,7 +165,9 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     const after = q.after
     if (after !== undefined) {
       // strictly after the cursor in (created_at desc, id desc) order; a row value so the index range applies
-      query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(after.createdAt.getTime(), after.id)))
+      query = query.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('created_at', 'id'), '<', tuple(after.createdAt.getTime(), after.id)),
+      )
     }
     const rows = await this.#guard(query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute())
     return rows.map(rowToInvoice)
@@ -247,7 +256,10 @@ function statusAsRead(status: Status, nowMs: number) {
   return (eb: ExpressionBuilder<Database, 'invoices'>) => {
     switch (status) {
       case 'expired':
-        return eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', nowMs)])])
+        return eb.or([
+          eb('status', '=', 'expired'),
+          eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', nowMs)]),
+        ])
       case 'pending':
         return eb.and([eb('status', '=', 'pending'), eb('expires_at', '>', nowMs)])
       default:

@@ -5,7 +5,14 @@
  * database and calls has_schema_privilege() by name for each one, which fails outright ("schema … does not
  * exist") when another schema is dropped at that moment, and grows with everything else in the database.
  */
-import { PostgresDialect, sql, type DatabaseIntrospector, type DatabaseMetadata, type Kysely, type TableMetadata } from 'kysely'
+import {
+  PostgresDialect,
+  sql,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type Kysely,
+  type TableMetadata,
+} from 'kysely'
 
 interface ColumnRow {
   table: string
@@ -33,7 +40,9 @@ export class CurrentSchemaIntrospector implements DatabaseIntrospector {
   }
 
   /** Tables and views of the current schema; Kysely's own (kysely_migration*) only when asked for. */
-  async getTables(options: { withInternalKyselyTables: boolean } = { withInternalKyselyTables: false }): Promise<TableMetadata[]> {
+  async getTables(
+    options: { withInternalKyselyTables: boolean } = { withInternalKyselyTables: false },
+  ): Promise<TableMetadata[]> {
     const { rows } = await sql<ColumnRow>`
       select c.relname as "table", ns.nspname as "schema", c.relkind as table_type, a.attname as "column",
              typ.typname as "type", tns.nspname as type_schema, a.attnotnull as not_null, a.atthasdef as has_default,

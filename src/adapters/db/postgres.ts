@@ -44,11 +44,23 @@ export function parseInt8(text: string): number {
 
 const TYPES: CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? parseInt8 : types.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
+    oid === INT8_OID && format !== 'binary'
+      ? parseInt8
+      : types.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
 }
 
 // Socket-level failures of reaching the server (Node's codes; an AggregateError of several addresses carries one too).
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
 // SQLSTATEs of a server that is going away, starting, out of room or read-only (a standby after failover):
 // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 25006 read_only_sql_transaction.
 const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '25006'])
@@ -66,7 +78,8 @@ const MESSAGES = [
 export function isPostgresUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false
   const code = (err as { code?: unknown }).code
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_CODES.has(code) || SERVER_CLASSES.test(code))) return true
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_CODES.has(code) || SERVER_CLASSES.test(code)))
+    return true
   return MESSAGES.some((m) => err.message.startsWith(m))
 }
 
@@ -76,7 +89,8 @@ export function isPostgresUnavailable(err: unknown): boolean {
 const LOST_STATEMENT_CODES = new Set(['26000', '42P05'])
 const STALE_PLAN = 'cached plan must not change result type'
 const lostStatement = (err: unknown): err is Error =>
-  err instanceof Error && (LOST_STATEMENT_CODES.has(String((err as { code?: unknown }).code)) || err.message.includes(STALE_PLAN))
+  err instanceof Error &&
+  (LOST_STATEMENT_CODES.has(String((err as { code?: unknown }).code)) || err.message.includes(STALE_PLAN))
 
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE'])
 
@@ -119,7 +133,8 @@ export function createPreparedQuery(pool: Pool, onOff: (err: Error) => void): Pr
 }
 
 export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Store> {
-  if (!Number.isSafeInteger(opts.poolSize) || opts.poolSize < 1) throw new RangeError(`poolSize: not a pool size: ${opts.poolSize}`)
+  if (!Number.isSafeInteger(opts.poolSize) || opts.poolSize < 1)
+    throw new RangeError(`poolSize: not a pool size: ${opts.poolSize}`)
   const connectTimeoutMs = opts.connectTimeoutMs ?? 5000
   const onConnectionError = opts.onConnectionError ?? (() => {})
   const pool = new Pool({

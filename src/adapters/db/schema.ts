@@ -123,10 +123,34 @@ export interface Database {
 export const LIVE_ORDER_PREDICATE: RawBuilder<SqlBool> = sql<SqlBool>`status in ('pending', 'hold', 'paid')`
 
 // Explicit column lists: no `select *`, so a later added column costs nothing until a reader asks for it.
-export const MERCHANT_COLUMNS = ['id', 'name', 'default_service', 'status', 'created_at'] as const satisfies readonly (keyof MerchantRow)[]
-export const API_KEY_COLUMNS = ['id', 'merchant_id', 'hash', 'prefix', 'created_at', 'revoked_at'] as const satisfies readonly (keyof ApiKeyRow)[]
-export const WEBHOOK_SECRET_COLUMNS = ['merchant_id', 'secret', 'created_at', 'expires_at'] as const satisfies readonly (keyof WebhookSecretRow)[]
-export const EVENT_COLUMNS = ['id', 'invoice_id', 'merchant_id', 'type', 'created_at'] as const satisfies readonly (keyof EventRow)[]
+export const MERCHANT_COLUMNS = [
+  'id',
+  'name',
+  'default_service',
+  'status',
+  'created_at',
+] as const satisfies readonly (keyof MerchantRow)[]
+export const API_KEY_COLUMNS = [
+  'id',
+  'merchant_id',
+  'hash',
+  'prefix',
+  'created_at',
+  'revoked_at',
+] as const satisfies readonly (keyof ApiKeyRow)[]
+export const WEBHOOK_SECRET_COLUMNS = [
+  'merchant_id',
+  'secret',
+  'created_at',
+  'expires_at',
+] as const satisfies readonly (keyof WebhookSecretRow)[]
+export const EVENT_COLUMNS = [
+  'id',
+  'invoice_id',
+  'merchant_id',
+  'type',
+  'created_at',
+] as const satisfies readonly (keyof EventRow)[]
 export const INVOICE_COLUMNS = [
   'id',
   'merchant_id',
@@ -192,7 +216,13 @@ export function rowToApiKey(r: Pick<ApiKeyRow, (typeof API_KEY_COLUMNS)[number]>
 
 /** The domain's secret has no identity of its own; the row's surrogate key is supplied by the adapter. */
 export function webhookSecretToRow(s: WebhookSecret, id: string): WebhookSecretRow {
-  return { id, merchant_id: s.merchantId, secret: s.secret, created_at: ms(s.createdAt), expires_at: msOrNull(s.expiresAt) }
+  return {
+    id,
+    merchant_id: s.merchantId,
+    secret: s.secret,
+    created_at: ms(s.createdAt),
+    expires_at: msOrNull(s.expiresAt),
+  }
 }
 
 export function rowToWebhookSecret(r: Pick<WebhookSecretRow, (typeof WEBHOOK_SECRET_COLUMNS)[number]>): WebhookSecret {

@@ -44,7 +44,9 @@ export interface LockWaitOptions {
 
 /** The database file was removed or replaced under the running service: nothing more is written (503, not ready). */
 function fileGone(): StoreUnavailableError {
-  return new StoreUnavailableError('the SQLite database file was removed or replaced while the service ran; restart it on the right file')
+  return new StoreUnavailableError(
+    'the SQLite database file was removed or replaced while the service ran; restart it on the right file',
+  )
 }
 
 /**
@@ -206,7 +208,8 @@ export class GroupCommitDriver implements Driver {
   async query<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     // `readonly`, not `reader`: better-sqlite3 calls some schema changes (ALTER TABLE … ADD COLUMN) readers.
     const reader = this.#reader
-    if (reader !== undefined && this.#writer.prepare(compiled.sql).stmt.readonly) return this.#readLock.run(() => reader.run<R>(compiled))
+    if (reader !== undefined && this.#writer.prepare(compiled.sql).stmt.readonly)
+      return this.#readLock.run(() => reader.run<R>(compiled))
     // A write (migrations) or a read of an in-memory database: wait for the turn; a write lands after the batch.
     await this.#mutex.lock()
     try {
@@ -244,7 +247,9 @@ export class GroupCommitDriver implements Driver {
     if (!(await this.#mutex.lockWithin(maxWaitMs))) {
       // The turn stayed taken. By a transaction waiting for the lock: not ready. By our own busy writes: ready.
       if (this.#lockWaitSince !== undefined) {
-        throw Object.assign(new Error('database is locked: writes have been waiting for the lock'), { code: 'SQLITE_BUSY' })
+        throw Object.assign(new Error('database is locked: writes have been waiting for the lock'), {
+          code: 'SQLITE_BUSY',
+        })
       }
       return
     }

@@ -41,7 +41,17 @@ export class StatementCache {
     let prepared = this.#statements.get(text)
     if (prepared === undefined) {
       const stmt = this.db.prepare<unknown[]>(text)
-      prepared = { stmt, toObject: stmt.reader ? rowMaker(stmt.raw(true).columns().map((c) => c.name)) : undefined }
+      prepared = {
+        stmt,
+        toObject: stmt.reader
+          ? rowMaker(
+              stmt
+                .raw(true)
+                .columns()
+                .map((c) => c.name),
+            )
+          : undefined,
+      }
       if (this.#statements.size >= STATEMENT_CACHE_SIZE) {
         const oldest = this.#statements.keys().next()
         if (oldest.done !== true) this.#statements.delete(oldest.value)

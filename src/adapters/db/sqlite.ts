@@ -40,7 +40,8 @@ export function isSqliteUnavailable(err: unknown): boolean {
 
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> {
   const busyTimeoutMs = opts.busyTimeoutMs ?? 5000
-  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new RangeError(`busyTimeoutMs: not a duration: ${busyTimeoutMs}`)
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0)
+    throw new RangeError(`busyTimeoutMs: not a duration: ${busyTimeoutMs}`)
   const inMemory = opts.path === ':memory:'
   if (!inMemory) {
     try {
@@ -91,7 +92,10 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     }
   }
 
-  const dialect = new BetterSqliteDialect(raw, readers, { busyTimeoutMs, ...(inMemory ? {} : { stillAtPath: sameFileAt(opts.path) }) })
+  const dialect = new BetterSqliteDialect(raw, readers, {
+    busyTimeoutMs,
+    ...(inMemory ? {} : { stillAtPath: sameFileAt(opts.path) }),
+  })
   const db = new Kysely<Database>({ dialect })
   return createKyselyStore(db, {
     dialect: 'sqlite',

@@ -11,7 +11,10 @@ export interface WebhookQueueStats {
  * it beside the HTTP registry). The queue gauges are read from the database on each scrape, so they are true
  * for every instance sharing it.
  */
-export function createWebhookMetrics(opts: { queueStats: () => Promise<WebhookQueueStats> }): { metrics: WebhookMetrics; registry: Registry } {
+export function createWebhookMetrics(opts: { queueStats: () => Promise<WebhookQueueStats> }): {
+  metrics: WebhookMetrics
+  registry: Registry
+} {
   const registry = new Registry()
   const attempts = new Counter({
     name: 'webhook_attempts_total',

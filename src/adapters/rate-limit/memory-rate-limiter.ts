@@ -67,7 +67,8 @@ export function createMemoryRateLimiter(opts: RateLimitOptions): RateLimiter {
     async takeForKey(keyId, address) {
       const now = opts.now()
       const w = windowOf(address, now)
-      if (w.count >= opts.authFailLimit) return { by: 'address', decision: addressDecision(w.count, w.windowStart, now) }
+      if (w.count >= opts.authFailLimit)
+        return { by: 'address', decision: addressDecision(w.count, w.windowStart, now) }
       const d = takeToken(buckets.get(keyId), now, opts.rps, opts.burst)
       buckets.put(keyId, d.bucket, now)
       return {

@@ -70,7 +70,13 @@ return {failures, left}
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    admit(window: string, bucket: string, rate: number, burst: number, authFailLimit: number): Result<[number, number, number, number, number], Context>
+    admit(
+      window: string,
+      bucket: string,
+      rate: number,
+      burst: number,
+      authFailLimit: number,
+    ): Result<[number, number, number, number, number], Context>
     authFailure(window: string): Result<[number, number], Context>
   }
 }
@@ -183,7 +189,13 @@ export function createRedisRateLimiter(opts: RedisRateLimitOptions): RedisRateLi
   }
   const addressDecision = (failures: number, msLeft: number): LimitDecision => {
     const reset = Math.max(1, Math.ceil(msLeft / 1000))
-    return { allowed: failures < limit, limit, remaining: Math.max(0, limit - failures), resetSeconds: reset, retryAfterSeconds: reset }
+    return {
+      allowed: failures < limit,
+      limit,
+      remaining: Math.max(0, limit - failures),
+      resetSeconds: reset,
+      retryAfterSeconds: reset,
+    }
   }
 
   return {
@@ -204,14 +216,26 @@ export function createRedisRateLimiter(opts: RedisRateLimitOptions): RedisRateLi
     takeForKey: (keyId, address) =>
       shared(
         async (): Promise<Admission> => {
-          const [open, a, b, c, d] = await redis.admit(`${prefix}authfail:${address}`, `${prefix}key:${keyId}`, opts.rps, opts.burst, limit)
+          const [open, a, b, c, d] = await redis.admit(
+            `${prefix}authfail:${address}`,
+            `${prefix}key:${keyId}`,
+            opts.rps,
+            opts.burst,
+            limit,
+          )
           if (open === 0) {
             learn(address, a, b)
             return { by: 'address', decision: addressDecision(a, b) }
           }
           return {
             by: 'key',
-            decision: { allowed: a === 1, limit: opts.burst, remaining: b, resetSeconds: Math.ceil(d / 1000), retryAfterSeconds: Math.max(1, Math.ceil(c / 1000)) },
+            decision: {
+              allowed: a === 1,
+              limit: opts.burst,
+              remaining: b,
+              resetSeconds: Math.ceil(d / 1000),
+              retryAfterSeconds: Math.max(1, Math.ceil(c / 1000)),
+            },
           }
         },
         () => opts.fallback.takeForKey(keyId, address),

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { LogWriter } from './log-writer.js'
 
-const line = (i: number, pad = 0): string => `${JSON.stringify({ level: 30, i, pad: 'x'.repeat(pad), msg: 'request completed' })}\n`
+const line = (i: number, pad = 0): string =>
+  `${JSON.stringify({ level: 30, i, pad: 'x'.repeat(pad), msg: 'request completed' })}\n`
 const flushed = (w: LogWriter): Promise<void> => new Promise((resolve) => w.flush(() => resolve()))
 
 describe('LogWriter (the log destination)', () => {
@@ -71,7 +72,9 @@ describe('LogWriter (the log destination)', () => {
     await flushed(w)
     w.write(line(-1))
     await flushed(w)
-    const lines = readFileSync(join(dir, 'd.log'), 'utf8').split('\n').filter((l) => l !== '')
+    const lines = readFileSync(join(dir, 'd.log'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
     const notice = lines.findIndex((l) => l.includes('log lines dropped'))
     expect(JSON.parse(lines[notice] as string)).toMatchObject({ level: 40, dropped })
     expect(lines.filter((_, i) => i !== notice).map((l) => `${l}\n`)).toEqual([...accepted, line(-1)])
@@ -116,7 +119,9 @@ for (let i = 0; i < 5000; i++) w.write('line ' + i + '\\n')
 process.exit(0)`
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
     expect(r.status).toBe(0)
-    const lines = readFileSync(out, 'utf8').split('\n').filter((l) => l !== '')
+    const lines = readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
     expect(lines).toEqual(Array.from({ length: 5000 }, (_, i) => `line ${i}`))
   })
 })

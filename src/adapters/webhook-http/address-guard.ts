@@ -22,7 +22,9 @@ export class AddressRefusedError extends Error {
     // The merchant reads this (delivery log, test events): a name's private address is not told, or webhooks
     // would map the operator's internal DNS for anyone with a key. The operator's log has `address`.
     const what = hostname === address ? `${address} is` : `${hostname} resolves to`
-    super(`address not allowed: ${what} ${withArticle(addressClass)} address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE)`)
+    super(
+      `address not allowed: ${what} ${withArticle(addressClass)} address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE)`,
+    )
     this.name = 'AddressRefusedError'
   }
 }
@@ -43,10 +45,15 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
     const first = allowed[0]
     if (first === undefined) {
       const refused = addresses[0]
-      const error = new AddressRefusedError(refused?.address ?? hostname, refused === undefined ? 'reserved' : addressClassOf(refused.address), hostname)
+      const error = new AddressRefusedError(
+        refused?.address ?? hostname,
+        refused === undefined ? 'reserved' : addressClassOf(refused.address),
+        hostname,
+      )
       return callback(Object.assign(error, { errno: 0, syscall: 'lookup', hostname }) as NodeJS.ErrnoException, '', 0)
     }
-    if ((options as LookupOptions).all === true) return (callback as (e: null, a: LookupAddress[]) => void)(null, allowed)
+    if ((options as LookupOptions).all === true)
+      return (callback as (e: null, a: LookupAddress[]) => void)(null, allowed)
     return callback(null, first.address, first.family)
   })
 }

@@ -10,7 +10,9 @@ const PREFIX = 'whsec_'
 export const hmacSigner: WebhookSigner = {
   signature(secrets, messageId, timestampSeconds, body) {
     const signed = `${messageId}.${timestampSeconds}.${body}`
-    return secrets.map((secret) => `v1,${createHmac('sha256', keyOf(secret)).update(signed, 'utf8').digest('base64')}`).join(' ')
+    return secrets
+      .map((secret) => `v1,${createHmac('sha256', keyOf(secret)).update(signed, 'utf8').digest('base64')}`)
+      .join(' ')
   },
 }
 

@@ -82,7 +82,8 @@ describe('the webhook transport with WEBHOOK_ALLOW_PRIVATE', () => {
 
   it('when the receiver redirects, then the redirect is not followed: the 3xx is the answer', async () => {
     hits = []
-    answer = (path) => (path === '/from' ? { status: 302, headers: { location: `http://127.0.0.1:${port}/to` } } : { status: 200 })
+    answer = (path) =>
+      path === '/from' ? { status: 302, headers: { location: `http://127.0.0.1:${port}/to` } } : { status: 200 }
     const res = await send(open, `http://127.0.0.1:${port}/from`)
     expect(res.statusCode).toBe(302)
     expect(hits).toEqual(['/from'])
@@ -91,7 +92,12 @@ describe('the webhook transport with WEBHOOK_ALLOW_PRIVATE', () => {
   it('when the receiver does not answer in time, then the attempt ends as a timeout', async () => {
     answer = () => 'hang'
     const res = await send(open, `http://127.0.0.1:${port}/slow`, 300)
-    expect(res).toMatchObject({ statusCode: null, failure: 'timeout', error: 'timeout: no answer within 0.3 s', aborted: false })
+    expect(res).toMatchObject({
+      statusCode: null,
+      failure: 'timeout',
+      error: 'timeout: no answer within 0.3 s',
+      aborted: false,
+    })
     expect(res.latencyMs).toBeGreaterThanOrEqual(290)
   })
 
@@ -103,7 +109,11 @@ describe('the webhook transport with WEBHOOK_ALLOW_PRIVATE', () => {
     try {
       // the attempt's own 5 s do not end a connect under way (undici): the connect timeout does
       const cut = await send(quick, `https://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`, 5000)
-      expect(cut).toMatchObject({ statusCode: null, failure: 'network', error: 'connection timed out (UND_ERR_CONNECT_TIMEOUT)' })
+      expect(cut).toMatchObject({
+        statusCode: null,
+        failure: 'network',
+        error: 'connection timed out (UND_ERR_CONNECT_TIMEOUT)',
+      })
       expect(cut.latencyMs).toBeGreaterThanOrEqual(290)
       expect(cut.latencyMs).toBeLessThan(2500) // undici's connect timer ticks in about 1 s steps
     } finally {
@@ -180,6 +190,9 @@ describe('publicOnlyLookup', () => {
 
   it('when the address is public, then it is returned in the shape asked for', async () => {
     expect(await lookup('93.184.216.34', false)).toEqual({ err: null, address: '93.184.216.34' })
-    expect(await lookup('2606:2800:220:1:248:1893:25c8:1946', true)).toEqual({ err: null, address: [{ address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 }] })
+    expect(await lookup('2606:2800:220:1:248:1893:25c8:1946', true)).toEqual({
+      err: null,
+      address: [{ address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 }],
+    })
   })
 })

@@ -63,7 +63,13 @@ export function createUndiciTransport(opts: UndiciTransportOptions): WebhookTran
       const signal = controller.signal
       let drain: NodeJS.Timeout | undefined
       try {
-        const res = await request(req.url, { dispatcher: agent, method: 'POST', headers: { ...req.headers }, body: req.body, signal })
+        const res = await request(req.url, {
+          dispatcher: agent,
+          method: 'POST',
+          headers: { ...req.headers },
+          body: req.body,
+          signal,
+        })
         const latencyMs = elapsed()
         // the answer is known: the body is read only so the connection can be reused, for a moment at most (an
         // abort then closes the connection instead)
@@ -73,13 +79,21 @@ export function createUndiciTransport(opts: UndiciTransportOptions): WebhookTran
         return { statusCode: res.statusCode, latencyMs, error: null, failure: null, aborted: false }
       } catch (err) {
         const latencyMs = elapsed()
-        if (req.signal?.aborted === true) return { statusCode: null, latencyMs, error: 'aborted: shutting down', failure: 'network', aborted: true }
+        if (req.signal?.aborted === true)
+          return { statusCode: null, latencyMs, error: 'aborted: shutting down', failure: 'network', aborted: true }
         // not the caller's abort (just above), so our timer's
         if (signal.aborted) {
-          return { statusCode: null, latencyMs, error: `timeout: no answer within ${req.timeoutMs / 1000} s`, failure: 'timeout', aborted: false }
+          return {
+            statusCode: null,
+            latencyMs,
+            error: `timeout: no answer within ${req.timeoutMs / 1000} s`,
+            failure: 'timeout',
+            aborted: false,
+          }
         }
         const refused = findCause(err, (e) => (e as { code?: unknown }).code === ADDRESS_REFUSED)
-        if (refused !== undefined) return { statusCode: null, latencyMs, error: refused.message, failure: 'refused', aborted: false }
+        if (refused !== undefined)
+          return { statusCode: null, latencyMs, error: refused.message, failure: 'refused', aborted: false }
         return { statusCode: null, latencyMs, error: describeNetworkError(err), failure: 'network', aborted: false }
       } finally {
         clearTimeout(timer)

@@ -40,7 +40,11 @@ export function requireApiKey(
     try {
       auth = await authenticate(key?.trim())
     } catch (err) {
-      if (limiter !== undefined && err instanceof AppError && (err.code === 'missing_api_key' || err.code === 'invalid_api_key')) {
+      if (
+        limiter !== undefined &&
+        err instanceof AppError &&
+        (err.code === 'missing_api_key' || err.code === 'invalid_api_key')
+      ) {
         const counted = await limiter.recordAuthFailure(request.ip)
         // the address was already blocked (through another instance): the answer step 1 would have given
         if (!counted.allowed) refuse(reply, counted, TOO_MANY_FAILURES)
@@ -51,7 +55,10 @@ export function requireApiKey(
       const admission = await limiter.takeForKey(auth.keyId, request.ip)
       if (admission.by === 'address') refuse(reply, admission.decision, TOO_MANY_FAILURES)
       const d = admission.decision
-      reply.header('ratelimit-limit', d.limit).header('ratelimit-remaining', d.remaining).header('ratelimit-reset', d.resetSeconds)
+      reply
+        .header('ratelimit-limit', d.limit)
+        .header('ratelimit-remaining', d.remaining)
+        .header('ratelimit-reset', d.resetSeconds)
       if (!d.allowed) refuse(reply, d, 'this API key is over its request rate')
     }
     request.merchant = auth.merchant
@@ -60,6 +67,9 @@ export function requireApiKey(
 
 function refuse(reply: FastifyReply, d: LimitDecision, why: string): never {
   reply.header('retry-after', d.retryAfterSeconds)
-  reply.header('ratelimit-limit', d.limit).header('ratelimit-remaining', d.remaining).header('ratelimit-reset', d.resetSeconds)
+  reply
+    .header('ratelimit-limit', d.limit)
+    .header('ratelimit-remaining', d.remaining)
+    .header('ratelimit-reset', d.resetSeconds)
   throw new AppError('rate_limited', `${why}; retry after ${d.retryAfterSeconds} s`)
 }

@@ -89,10 +89,14 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
         },
       },
       components: {
-        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'mk_… merchant API key' } },
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'mk_… merchant API key' },
+        },
       },
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   })
   await app.register(swaggerUi, {
     routePrefix: '/docs',

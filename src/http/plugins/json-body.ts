@@ -42,16 +42,24 @@ export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNum
       return done(refusal(text), undefined)
     }
     const twice = duplicateKey(text)
-    if (twice !== undefined) return done(new AppError('invalid_json', `the key ${JSON.stringify(twice.slice(0, 64))} is given twice in one object`), undefined)
+    if (twice !== undefined)
+      return done(
+        new AppError('invalid_json', `the key ${JSON.stringify(twice.slice(0, 64))} is given twice in one object`),
+        undefined,
+      )
     if (exact.length > 0 && isObject(body) && exact.some((field) => typeof body[field] === 'number')) {
       try {
         const source = parseKeepingNumbers(text, undefined, (digits) => digits) as Record<string, unknown>
         const texts = new Map<string, string>()
-        for (const field of exact) if (typeof source[field] === 'string' && typeof body[field] === 'number') texts.set(field, source[field])
+        for (const field of exact)
+          if (typeof source[field] === 'string' && typeof body[field] === 'number') texts.set(field, source[field])
         numberTexts.set(body, texts)
       } catch (err) {
         // lossless-json refuses keys given twice, answered above; should it refuse anything else, it is said here
-        return done(new AppError('invalid_json', `the body is not JSON this API accepts: ${(err as Error).message}`), undefined)
+        return done(
+          new AppError('invalid_json', `the body is not JSON this API accepts: ${(err as Error).message}`),
+          undefined,
+        )
       }
     }
     done(null, body)
@@ -65,9 +73,15 @@ const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])
  * neither Content-Length nor Transfer-Encoding (RFC 9112 §6.3: such a request has no body; PHP's curl sends a
  * bodiless POST so). A chunked body is empty only once read: the JSON parser takes an empty one as none too.
  */
-function emptyBodyIsNoBody(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (err: null, payload: RequestPayload) => void): void {
+function emptyBodyIsNoBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: RequestPayload,
+  done: (err: null, payload: RequestPayload) => void,
+): void {
   const h = request.headers
-  if (h['transfer-encoding'] === undefined && (h['content-length'] === '0' || h['content-length'] === undefined)) delete h['content-type']
+  if (h['transfer-encoding'] === undefined && (h['content-length'] === '0' || h['content-length'] === undefined))
+    delete h['content-type']
   done(null, payload)
 }
 
@@ -87,7 +101,9 @@ function refusal(text: string): AppError {
     return new AppError('invalid_json', 'the body is not valid JSON')
   }
   const field = poisonedKey(plain) ?? '__proto__'
-  return new AppError('validation_failed', `${field}: is not a known field`, [{ field, message: 'is not a known field' }])
+  return new AppError('validation_failed', `${field}: is not a known field`, [
+    { field, message: 'is not a known field' },
+  ])
 }
 
 /**
@@ -104,7 +120,8 @@ function poisonedKey(root: unknown): string | undefined {
       for (const key of Object.keys(value)) {
         const at = path === '' ? key : `${path}.${key}`
         const inner = value[key]
-        if (key === '__proto__' || (key === 'constructor' && isObject(inner) && Object.hasOwn(inner, 'prototype'))) return at
+        if (key === '__proto__' || (key === 'constructor' && isObject(inner) && Object.hasOwn(inner, 'prototype')))
+          return at
         queue.push({ value: inner, path: at })
       }
     }

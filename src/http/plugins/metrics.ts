@@ -7,7 +7,10 @@ export interface HttpMetrics {
 }
 
 /** Prometheus metrics of one app instance (its own registry: no module-level singletons). */
-export function registerMetrics(app: FastifyInstance, opts: { defaultMetrics: boolean; extra?: readonly Registry[] }): HttpMetrics {
+export function registerMetrics(
+  app: FastifyInstance,
+  opts: { defaultMetrics: boolean; extra?: readonly Registry[] },
+): HttpMetrics {
   const registry = new Registry()
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry })
   const requests = new Counter({
@@ -32,13 +35,19 @@ export function registerMetrics(app: FastifyInstance, opts: { defaultMetrics: bo
 
   // The labelled series of each method, route and status, looked up once: prom-client otherwise hashes the label
   // object on every inc/observe.
-  const series = new Map<string, { readonly count: Counter.Internal; readonly latency: Histogram.Internal<'method' | 'route'> }>()
+  const series = new Map<
+    string,
+    { readonly count: Counter.Internal; readonly latency: Histogram.Internal<'method' | 'route'> }
+  >()
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
     const key = `${request.method} ${reply.statusCode} ${route}`
     let s = series.get(key)
     if (s === undefined) {
-      s = { count: requests.labels(request.method, route, String(reply.statusCode)), latency: duration.labels(request.method, route) }
+      s = {
+        count: requests.labels(request.method, route, String(reply.statusCode)),
+        latency: duration.labels(request.method, route),
+      }
       series.set(key, s)
     }
     s.count.inc()
@@ -57,7 +66,14 @@ export function registerMetrics(app: FastifyInstance, opts: { defaultMetrics: bo
         response: {
           200: {
             description: 'The metrics in the Prometheus text format',
-            content: { [registry.contentType]: { schema: { type: 'string', examples: ['# HELP invoices_created_total Invoices created (is_new: true)\n'] } } },
+            content: {
+              [registry.contentType]: {
+                schema: {
+                  type: 'string',
+                  examples: ['# HELP invoices_created_total Invoices created (is_new: true)\n'],
+                },
+              },
+            },
           },
         },
       },

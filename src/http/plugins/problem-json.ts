@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, ERROR_STATUS, validationFailed, withArticle, type ErrorCode, type FieldError } from '../../domain/errors.js'
+import {
+  AppError,
+  ERROR_STATUS,
+  validationFailed,
+  withArticle,
+  type ErrorCode,
+  type FieldError,
+} from '../../domain/errors.js'
 import { StoreUnavailableError } from '../../ports/store.js'
 
 const TITLES: Record<number, string> = {
@@ -76,10 +83,22 @@ export function registerProblemJson(app: FastifyInstance): void {
   // An Expect other than 100-continue: node would answer a bare 417 of its own.
   app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const id = randomUUID()
-    const body = outsideB7(417, problemOf('validation_failed', 'only Expect: 100-continue is supported', [{ field: 'expect', message: 'must be 100-continue' }]))
+    const body = outsideB7(
+      417,
+      problemOf('validation_failed', 'only Expect: 100-continue is supported', [
+        { field: 'expect', message: 'must be 100-continue' },
+      ]),
+    )
     // not its value: whatever a client puts in a header (a key, by mistake) stays out of the logs
     app.log.debug({ reqId: id }, 'HTTP request refused: unsupported Expect')
-    res.writeHead(417, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), 'x-request-id': id, connection: 'close' }).end(body)
+    res
+      .writeHead(417, {
+        'content-type': 'application/problem+json',
+        'content-length': Buffer.byteLength(body),
+        'x-request-id': id,
+        connection: 'close',
+      })
+      .end(body)
   })
 }
 
@@ -95,7 +114,12 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     sendProblem(reply, problemOf('not_found', `no resource at ${path.slice(0, 200)}: a path segment is too long`))
   } else if (err.code === 'FST_ERR_BAD_URL') {
-    sendProblem(reply, problemOf('validation_failed', 'the URL path is not validly percent-encoded', [{ field: 'path', message: 'is not validly percent-encoded' }]))
+    sendProblem(
+      reply,
+      problemOf('validation_failed', 'the URL path is not validly percent-encoded', [
+        { field: 'path', message: 'is not validly percent-encoded' },
+      ]),
+    )
   } else {
     sendProblem(reply, toProblem(err, request))
   }
@@ -202,7 +226,12 @@ function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest
  */
 function unsupportedMediaType(request: FastifyRequest): Problem {
   const takesForms = request.server.hasContentTypeParser('application/x-www-form-urlencoded')
-  return problemOf('unsupported_media_type', takesForms ? 'send the body as application/json or application/x-www-form-urlencoded' : 'send the body as application/json')
+  return problemOf(
+    'unsupported_media_type',
+    takesForms
+      ? 'send the body as application/json or application/x-www-form-urlencoded'
+      : 'send the body as application/json',
+  )
 }
 
 interface AjvError {
@@ -243,7 +272,9 @@ function validationProblem(err: FastifyError): Problem {
  * length), that rule is the answer, not the other branch's "must be a number"; when every branch failed on its
  * type alone, their types together are ("must be a number or a string"). Otherwise the first error stands.
  */
-function onePerField(found: readonly { error: FieldError; keyword: string | undefined; type: unknown }[]): FieldError[] {
+function onePerField(
+  found: readonly { error: FieldError; keyword: string | undefined; type: unknown }[],
+): FieldError[] {
   const byField = new Map<string, (typeof found)[number][]>()
   for (const f of found) {
     const same = byField.get(f.error.field)

@@ -19,7 +19,8 @@ export function queryEncodingChecked(request: FastifyRequest, _reply: unknown, d
     const eq = pair.indexOf('=')
     const name = decoded(eq < 0 ? pair : pair.slice(0, eq))
     if (name === undefined || !Object.hasOwn(known, name) || eq < 0) continue
-    if (decoded(pair.slice(eq + 1)) === undefined) return done(validationFailed([{ field: name, message: 'is not validly percent-encoded' }]))
+    if (decoded(pair.slice(eq + 1)) === undefined)
+      return done(validationFailed([{ field: name, message: 'is not validly percent-encoded' }]))
   }
   done()
 }

@@ -15,7 +15,9 @@ describe('loggableUrl (the access log never holds a key or secret a client put i
   })
 
   it('when the URL holds no credential, then it is logged as it came, percent-encoding included', () => {
-    expect(loggableUrl('/api/invoice/getInfo?order_id=A%2FB%20c&x=%41')).toBe('/api/invoice/getInfo?order_id=A%2FB%20c&x=A')
+    expect(loggableUrl('/api/invoice/getInfo?order_id=A%2FB%20c&x=%41')).toBe(
+      '/api/invoice/getInfo?order_id=A%2FB%20c&x=A',
+    )
     expect(loggableUrl('/pay/abc')).toBe('/pay/abc')
   })
 })
@@ -26,9 +28,12 @@ describe('requestIdOf (a client id is echoed and logged: never a credential)', (
     expect(idOf('shop-42.retry:3')).toBe('shop-42.retry:3')
     expect(idOf('0193a1b2-7d4e-7c3a-9f10-5b2e8c4d1a01')).toBe('0193a1b2-7d4e-7c3a-9f10-5b2e8c4d1a01')
   })
-  it.each([KEY, `x-${KEY}`, 'MK_abc', 'whsec_abc', 'a'.repeat(64), 'ABCDEF0123456789'.repeat(4)])('when the client sends %s, then a new id is made instead', (given) => {
-    const id = idOf(given)
-    expect(id).not.toBe(given)
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-  })
+  it.each([KEY, `x-${KEY}`, 'MK_abc', 'whsec_abc', 'a'.repeat(64), 'ABCDEF0123456789'.repeat(4)])(
+    'when the client sends %s, then a new id is made instead',
+    (given) => {
+      const id = idOf(given)
+      expect(id).not.toBe(given)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    },
+  )
 })

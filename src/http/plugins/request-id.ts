@@ -20,7 +20,9 @@ const ENCODED_UNRESERVED = /%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]
  * some of their characters are percent-encoded (those are decoded first; nothing else in the URL changes).
  */
 export function loggableUrl(url: string): string {
-  const plain = url.includes('%') ? url.replace(ENCODED_UNRESERVED, (e) => String.fromCharCode(Number.parseInt(e.slice(1), 16))) : url
+  const plain = url.includes('%')
+    ? url.replace(ENCODED_UNRESERVED, (e) => String.fromCharCode(Number.parseInt(e.slice(1), 16)))
+    : url
   return plain.replace(CREDENTIAL_IN_URL, '$1[redacted]')
 }
 
@@ -65,7 +67,12 @@ export function registerRequestId(app: FastifyInstance): void {
   })
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
-      { method: request.method, url: loggableUrl(request.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      {
+        method: request.method,
+        url: loggableUrl(request.url),
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
       'request completed',
     )
     done()

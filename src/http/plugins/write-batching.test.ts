@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { registerWriteBatching } from './write-batching.js'
 
 /** An app whose route answers at once (no promise in between) and that records when each answer is handled and written. */
-function recordingApp(opts: { batching: boolean; failEndOf?: string }): { app: FastifyInstance; events: string[]; flushes: () => number } {
+function recordingApp(opts: { batching: boolean; failEndOf?: string }): {
+  app: FastifyInstance
+  events: string[]
+  flushes: () => number
+} {
   const app = Fastify({ logger: false })
   const events: string[] = []
   const batching = opts.batching ? registerWriteBatching(app) : { flushes: () => 0 }

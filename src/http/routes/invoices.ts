@@ -35,7 +35,14 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
         response: {
           201: Type.Ref(CreateInvoiceResponse, { description: 'A new invoice' }),
           200: Type.Ref(CreateInvoiceResponse, { description: 'The live invoice of this order_id (is_new: false)' }),
-          ...problems(...AUTH_ERRORS, 'validation_failed', 'invalid_json', 'order_id_conflict', 'payload_too_large', 'unsupported_media_type'),
+          ...problems(
+            ...AUTH_ERRORS,
+            'validation_failed',
+            'invalid_json',
+            'order_id_conflict',
+            'payload_too_large',
+            'unsupported_media_type',
+          ),
         },
       },
     },
@@ -71,14 +78,24 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
         querystring: GetInfoQuery,
         response: {
           200: Type.Ref(InvoiceSchema),
-          ...problems(...AUTH_ERRORS, 'validation_failed', 'ambiguous_identifier', 'merchant_mismatch', 'invoice_not_found'),
+          ...problems(
+            ...AUTH_ERRORS,
+            'validation_failed',
+            'ambiguous_identifier',
+            'merchant_mismatch',
+            'invoice_not_found',
+          ),
         },
       },
       preValidation: queryEncodingChecked,
     },
     async (request) => {
       const q = request.query
-      const invoice = await deps.invoices.getInfo(request.merchant, { merchantId: q.merchant_id, invoiceId: q.invoice_id, orderId: q.order_id })
+      const invoice = await deps.invoices.getInfo(request.merchant, {
+        merchantId: q.merchant_id,
+        invoiceId: q.invoice_id,
+        orderId: q.order_id,
+      })
       return invoiceToWire(invoice, deps.now())
     },
   )
@@ -92,7 +109,10 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
         tags: ['invoices'],
         security: SECURITY,
         params: InvoiceIdParams,
-        response: { 200: Type.Ref(InvoiceSchema), ...problems(...AUTH_ERRORS, 'validation_failed', 'invoice_not_found') },
+        response: {
+          200: Type.Ref(InvoiceSchema),
+          ...problems(...AUTH_ERRORS, 'validation_failed', 'invoice_not_found'),
+        },
       },
     },
     async (request) => invoiceToWire(await deps.invoices.get(request.merchant, request.params.invoice_id), deps.now()),
@@ -140,7 +160,10 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
           tags: ['invoices'],
           security: SECURITY,
           params: InvoiceIdParams,
-          response: { 200: Type.Ref(InvoiceSchema), ...problems(...AUTH_ERRORS, ...BODYLESS_ERRORS, 'invoice_not_found', 'invalid_transition') },
+          response: {
+            200: Type.Ref(InvoiceSchema),
+            ...problems(...AUTH_ERRORS, ...BODYLESS_ERRORS, 'invoice_not_found', 'invalid_transition'),
+          },
         },
       },
       async (request) => {

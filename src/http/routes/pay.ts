@@ -47,7 +47,12 @@ function statusToWire(invoice: Invoice, status: Status): PayStatusWire {
 
 function sendHtml(reply: FastifyReply, code: number, body: string): FastifyReply {
   // The page shows a live status, so no cache may keep it; its language follows Accept-Language.
-  return reply.code(code).type('text/html; charset=utf-8').header('cache-control', 'no-store').header('vary', 'Accept-Language').send(body)
+  return reply
+    .code(code)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('vary', 'Accept-Language')
+    .send(body)
 }
 
 /**
@@ -70,7 +75,12 @@ function assertSameOrigin(request: FastifyRequest, ownOrigin: string): void {
   const raw = request.headers['sec-fetch-site']
   const site = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined
   if (site === 'cross-site' || (!named && site !== undefined && site !== 'same-origin' && site !== 'none')) {
-    throw validationFailed([{ field: 'origin', message: `${site === 'cross-site' ? 'cross-site' : 'cross-origin'} request refused (Sec-Fetch-Site: ${site})` }])
+    throw validationFailed([
+      {
+        field: 'origin',
+        message: `${site === 'cross-site' ? 'cross-site' : 'cross-origin'} request refused (Sec-Fetch-Site: ${site})`,
+      },
+    ])
   }
 }
 
@@ -111,7 +121,10 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
     // helmet only in this scope, the HTML pages and their assets: the JSON API gets a fixed header set instead,
     // taken off here first (helmet sets the raw response's headers, which the reply's own would override)
     scope.addHook('onRequest', apiSecurityHeadersOff)
-    await scope.register(helmet, { global: true, contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } })
+    await scope.register(helmet, {
+      global: true,
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    })
     if (deps.sandbox) await scope.register(formbody)
     const r = scope.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -143,7 +156,11 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
         const lang = negotiateLang(asked, request.headers['accept-language'])
         const view = await findView(request.params.invoice_id)
         if (view === undefined) {
-          return sendHtml(reply, 404, renderNotFoundPage(lang, payPath(base, encodeURIComponent(request.params.invoice_id)), base))
+          return sendHtml(
+            reply,
+            404,
+            renderNotFoundPage(lang, payPath(base, encodeURIComponent(request.params.invoice_id)), base),
+          )
         }
         const ctx = { lang, explicitLang: asked !== undefined, sandbox: deps.sandbox, now: deps.now(), base }
         return sendHtml(reply, 200, renderPaymentPage(view, ctx))
@@ -153,15 +170,14 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
     // A link whose trailing slash was added on the way (a chat app, a hand-typed URL) still reaches the page: a
     // permanent redirect to the page's own address, query kept. The target is built from PUBLIC_URL's path and the
     // encoded id only, so it cannot point anywhere else.
-    r.get(
-      '/pay/:invoice_id/',
-      { schema: { hide: true, params: PayParams } },
-      async (request, reply) => {
-        const at = request.url.indexOf('?')
-        const query = at === -1 ? '' : request.url.slice(at)
-        return reply.code(301).header('location', payPath(base, encodeURIComponent(request.params.invoice_id)) + query).send()
-      },
-    )
+    r.get('/pay/:invoice_id/', { schema: { hide: true, params: PayParams } }, async (request, reply) => {
+      const at = request.url.indexOf('?')
+      const query = at === -1 ? '' : request.url.slice(at)
+      return reply
+        .code(301)
+        .header('location', payPath(base, encodeURIComponent(request.params.invoice_id)) + query)
+        .send()
+    })
 
     r.get(
       '/pay/:invoice_id/status',
@@ -209,7 +225,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
           description:
             'What the TEST MODE controls call. JSON answers 200 with the status; an HTML form post ' +
             '(application/x-www-form-urlencoded) answers 303 back to the page, also when the status has already moved on. ' +
-            'Only present when SANDBOX is on. A browser request from another origin (an `Origin` other than the service\'s own or the requested scheme and host\'s, ' +
+            "Only present when SANDBOX is on. A browser request from another origin (an `Origin` other than the service's own or the requested scheme and host's, " +
             '`Sec-Fetch-Site: cross-site`, or, without an `Origin` that names one, a `Sec-Fetch-Site` other than `same-origin` or `none`) is refused with 400 `validation_failed` naming `origin`.',
           tags: ['public'],
           security: [],
@@ -219,7 +235,14 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
           response: {
             200: PayStatusResponse,
             303: { description: 'Form post: back to the payment page', type: 'null' },
-            ...problems('validation_failed', 'invalid_json', 'invoice_not_found', 'invalid_transition', 'payload_too_large', 'unsupported_media_type'),
+            ...problems(
+              'validation_failed',
+              'invalid_json',
+              'invoice_not_found',
+              'invalid_transition',
+              'payload_too_large',
+              'unsupported_media_type',
+            ),
           },
         },
       },
@@ -229,7 +252,10 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
         const form = isFormPost(request)
         const back = () => {
           const lang = askedLang(request.query.lang)
-          return reply.code(303).header('location', payPath(base, id) + (lang === undefined ? '' : `?lang=${lang}`)).send()
+          return reply
+            .code(303)
+            .header('location', payPath(base, id) + (lang === undefined ? '' : `?lang=${lang}`))
+            .send()
         }
         try {
           const invoice = await deps.payments.simulate(id as InvoiceId, request.body.outcome)

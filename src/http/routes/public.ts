@@ -19,9 +19,14 @@ export function publicRoutes(app: FastifyInstance, deps: HttpDeps): void {
         summary: "PNG of the invoice's QR code (encodes qr_data)",
         tags: ['public'],
         security: [],
-        params: Type.Object({ invoice_id: Type.String({ description: 'Invoice id (UUID)', examples: [EXAMPLE_IDS.invoice] }) }),
+        params: Type.Object({
+          invoice_id: Type.String({ description: 'Invoice id (UUID)', examples: [EXAMPLE_IDS.invoice] }),
+        }),
         response: {
-          200: { description: 'The QR code (image/png)', content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } },
+          200: {
+            description: 'The QR code (image/png)',
+            content: { 'image/png': { schema: { type: 'string', format: 'binary' } } },
+          },
           ...problems('invoice_not_found'),
         },
       },
@@ -44,7 +49,9 @@ export function publicRoutes(app: FastifyInstance, deps: HttpDeps): void {
         summary: 'Liveness: the process is up',
         tags: ['operations'],
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }, { description: 'Alive', examples: [{ status: 'ok' }] }) },
+        response: {
+          200: Type.Object({ status: Type.Literal('ok') }, { description: 'Alive', examples: [{ status: 'ok' }] }),
+        },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -58,7 +65,13 @@ export function publicRoutes(app: FastifyInstance, deps: HttpDeps): void {
         summary: 'Readiness: the database answers',
         tags: ['operations'],
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ready') }, { description: 'Ready', examples: [{ status: 'ready' }] }), ...problems() },
+        response: {
+          200: Type.Object(
+            { status: Type.Literal('ready') },
+            { description: 'Ready', examples: [{ status: 'ready' }] },
+          ),
+          ...problems(),
+        },
       },
     },
     async () => {

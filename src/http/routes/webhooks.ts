@@ -86,8 +86,16 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
         security: SECURITY,
         body: TestWebhookBody,
         response: {
-          200: Type.Ref(TestWebhookResponse, { description: "The receiver's answer (a non-2xx answer is still a 200 here)" }),
-          ...problems(...AUTH_ERRORS, 'validation_failed', 'invalid_json', 'payload_too_large', 'unsupported_media_type'),
+          200: Type.Ref(TestWebhookResponse, {
+            description: "The receiver's answer (a non-2xx answer is still a 200 here)",
+          }),
+          ...problems(
+            ...AUTH_ERRORS,
+            'validation_failed',
+            'invalid_json',
+            'payload_too_large',
+            'unsupported_media_type',
+          ),
         },
       },
     },

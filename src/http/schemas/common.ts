@@ -6,7 +6,11 @@ export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]
 
 export const FieldErrorSchema = Type.Object(
   { field: Type.String(), message: Type.String() },
-  { $id: 'FieldError', additionalProperties: false, description: 'One invalid field: its name (dotted for nested fields) and what is wrong' },
+  {
+    $id: 'FieldError',
+    additionalProperties: false,
+    description: 'One invalid field: its name (dotted for nested fields) and what is wrong',
+  },
 )
 
 export const ProblemSchema = Type.Object(
@@ -24,7 +28,9 @@ export const ProblemSchema = Type.Object(
 /** A documented error response: RFC 9457 problem details, one named example per code it can carry. */
 export interface ProblemResponse {
   readonly description: string
-  readonly content: { readonly 'application/problem+json': { readonly schema: TSchema; readonly examples: Record<string, unknown> } }
+  readonly content: {
+    readonly 'application/problem+json': { readonly schema: TSchema; readonly examples: Record<string, unknown> }
+  }
 }
 
 /**
@@ -59,7 +65,10 @@ export const InvoiceSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'The invoice id' }),
     merchant_id: Type.String({ format: 'uuid', description: 'Your merchant id' }),
-    order_id: Type.String({ description: "The merchant's own order identifier, as sent at creation", examples: ['order-1001'] }),
+    order_id: Type.String({
+      description: "The merchant's own order identifier, as sent at creation",
+      examples: ['order-1001'],
+    }),
     amount: Type.Number({ description: 'Amount in major units', examples: [100.5] }),
     currency: Type.String({ examples: ['RUB'] }),
     status: Type.String({ enum: ['pending', 'hold', 'paid', 'failed', 'expired'] }),
@@ -88,4 +97,9 @@ export const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'merchant_disa
  * What a POST that takes no body (capture, cancel, a delivery's retry) answers to one it is sent anyway: a
  * malformed id, a body that is not JSON, one that does not parse, one over the size limit.
  */
-export const BODYLESS_ERRORS = ['validation_failed', 'invalid_json', 'payload_too_large', 'unsupported_media_type'] as const
+export const BODYLESS_ERRORS = [
+  'validation_failed',
+  'invalid_json',
+  'payload_too_large',
+  'unsupported_media_type',
+] as const

@@ -38,7 +38,8 @@ export const CREATED_INVOICE_EXAMPLE = {
   order_id: INVOICE_ID,
   pay_url: PAY_URL,
   qr_url: `https://pay.shop.example/qr/${INVOICE_ID}.png`,
-  qr_image: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABAQAAAAA3bvkkAAAACklEQVR4AWNgAAAAAgABc3UBGAAAAABJRU5ErkJggg==',
+  qr_image:
+    'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABAQAAAAA3bvkkAAAACklEQVR4AWNgAAAAAgABc3UBGAAAAABJRU5ErkJggg==',
   amount: '100.50',
   is_new: true,
 }
@@ -86,10 +87,16 @@ const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { f
     detail: 'amount: must have at most 2 decimal places for RUB',
     errors: [{ field: 'amount', message: 'must have at most 2 decimal places for RUB' }],
   },
-  ambiguous_identifier: { summary: 'Both invoice_id and order_id were given', detail: 'give exactly one of invoice_id and order_id, not both' },
+  ambiguous_identifier: {
+    summary: 'Both invoice_id and order_id were given',
+    detail: 'give exactly one of invoice_id and order_id, not both',
+  },
   missing_api_key: { summary: 'No X-Api-Key header', detail: 'send your API key in the X-Api-Key header' },
   invalid_api_key: { summary: 'Unknown or revoked API key', detail: 'the API key is unknown or revoked' },
-  merchant_mismatch: { summary: 'merchant_id is not the key’s merchant', detail: 'merchant_id does not belong to this API key' },
+  merchant_mismatch: {
+    summary: 'merchant_id is not the key’s merchant',
+    detail: 'merchant_id does not belong to this API key',
+  },
   merchant_disabled: { summary: 'The merchant is disabled', detail: 'this merchant is disabled' },
   invoice_not_found: { summary: 'No such invoice of yours', detail: 'no such invoice for this merchant' },
   not_found: { summary: 'No such resource', detail: 'no such delivery for this merchant' },
@@ -97,10 +104,16 @@ const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { f
     summary: 'The order_id has a live invoice with another amount, currency or service',
     detail: `order_id "order-1001" already has a pending invoice ${INVOICE_ID} with another amount, currency or service; cancel it first to re-create the order`,
   },
-  invalid_transition: { summary: 'The status does not allow this', detail: 'a pending invoice cannot become paid this way (only from hold)' },
+  invalid_transition: {
+    summary: 'The status does not allow this',
+    detail: 'a pending invoice cannot become paid this way (only from hold)',
+  },
   payload_too_large: { summary: 'Body over 16 KiB', detail: 'the body exceeds 16 KiB' },
   unsupported_media_type: { summary: 'Body not application/json', detail: 'send the body as application/json' },
-  rate_limited: { summary: 'Too many requests for this key', detail: 'this API key is over its request rate; retry after 1 s' },
+  rate_limited: {
+    summary: 'Too many requests for this key',
+    detail: 'this API key is over its request rate; retry after 1 s',
+  },
   internal_error: {
     summary: 'An unexpected error (no internals are shown)',
     detail: 'an internal error occurred; quote request id 6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f to the operator',
@@ -113,6 +126,13 @@ export function problemExample(code: ErrorCode, status: number): { summary: stri
   const d = DETAILS[code]
   return {
     summary: d.summary,
-    value: { type: 'about:blank', title: TITLES[status] ?? 'Error', status, code, detail: d.detail, ...(d.errors && { errors: d.errors }) },
+    value: {
+      type: 'about:blank',
+      title: TITLES[status] ?? 'Error',
+      status,
+      code,
+      detail: d.detail,
+      ...(d.errors && { errors: d.errors }),
+    },
   }
 }

@@ -3,7 +3,9 @@ import { STATUSES } from '../../domain/invoice.js'
 import { Timestamp } from './common.js'
 import { EXAMPLE_IDS, PAY_STATUS_EXAMPLE } from './examples.js'
 
-export const PayParams = Type.Object({ invoice_id: Type.String({ description: 'Invoice id (UUID)', examples: [EXAMPLE_IDS.invoice] }) })
+export const PayParams = Type.Object({
+  invoice_id: Type.String({ description: 'Invoice id (UUID)', examples: [EXAMPLE_IDS.invoice] }),
+})
 
 /**
  * `?lang=` overrides Accept-Language (API.md D). Any other value is ignored rather than refused, however long,
@@ -12,7 +14,10 @@ export const PayParams = Type.Object({ invoice_id: Type.String({ description: 'I
  */
 export const PayQuery = Type.Object({
   lang: Type.Optional(
-    Type.Union([Type.String(), Type.Array(Type.String())], { description: 'Page language, `en` or `ru`; overrides Accept-Language', examples: ['ru'] }),
+    Type.Union([Type.String(), Type.Array(Type.String())], {
+      description: 'Page language, `en` or `ru`; overrides Accept-Language',
+      examples: ['ru'],
+    }),
   ),
 })
 
@@ -27,7 +32,10 @@ export const SimulateBody = Type.Object(
 
 export const PayStatusResponse = Type.Object(
   {
-    status: Type.String({ enum: [...STATUSES], description: 'The status as it reads now (a pending invoice past expiry is expired)' }),
+    status: Type.String({
+      enum: [...STATUSES],
+      description: 'The status as it reads now (a pending invoice past expiry is expired)',
+    }),
     expired_at: Timestamp,
     paid_at: Type.Union([Timestamp, Type.Null()]),
     // no format: 'uri' here: the serializer would re-validate the merchant's stored URL and turn a quirk into a 500
@@ -40,9 +48,19 @@ export const PayStatusResponse = Type.Object(
 
 export const HTML_PAGE = {
   description: 'The payment page (text/html)',
-  content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en"><head><title>Awaiting payment · RUB 100.50</title>…' } },
+  content: {
+    'text/html': {
+      schema: { type: 'string' },
+      example: '<!doctype html><html lang="en"><head><title>Awaiting payment · RUB 100.50</title>…',
+    },
+  },
 }
 export const HTML_NOT_FOUND = {
   description: 'No such invoice: an HTML page in the same style (text/html)',
-  content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en"><head><title>Invoice not found</title>…' } },
+  content: {
+    'text/html': {
+      schema: { type: 'string' },
+      example: '<!doctype html><html lang="en"><head><title>Invoice not found</title>…',
+    },
+  },
 }

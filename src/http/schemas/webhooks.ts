@@ -8,9 +8,16 @@ const WEBHOOK_EVENT_TYPES = ['invoice.hold', 'invoice.paid', 'invoice.failed', '
 export const DeliveryAttemptSchema = Type.Object(
   {
     at: Timestamp,
-    status_code: Nullable(Type.Integer({ description: "The receiver's status code; null when there was no answer", examples: [200] })),
-    latency_ms: Type.Integer({ description: 'From the start of the request to the answer or the failure', examples: [42] }),
-    error: Nullable(Type.String({ description: 'Why the attempt did not succeed; null when it did', examples: ['HTTP 503'] })),
+    status_code: Nullable(
+      Type.Integer({ description: "The receiver's status code; null when there was no answer", examples: [200] }),
+    ),
+    latency_ms: Type.Integer({
+      description: 'From the start of the request to the answer or the failure',
+      examples: [42],
+    }),
+    error: Nullable(
+      Type.String({ description: 'Why the attempt did not succeed; null when it did', examples: ['HTTP 503'] }),
+    ),
   },
   { $id: 'DeliveryAttempt', additionalProperties: false },
 )
@@ -18,12 +25,18 @@ export const DeliveryAttemptSchema = Type.Object(
 export const DeliverySchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'The delivery id (for redelivery)' }),
-    event_id: Type.String({ format: 'uuid', description: 'The event id, sent as the webhook-id header; the same on every attempt' }),
+    event_id: Type.String({
+      format: 'uuid',
+      description: 'The event id, sent as the webhook-id header; the same on every attempt',
+    }),
     invoice_id: Type.String({ format: 'uuid' }),
     type: Type.String({ enum: [...WEBHOOK_EVENT_TYPES], description: 'The event type' }),
     // no format: 'uri': the serializer must not re-validate a stored URL
     url: Type.String({ description: "The invoice's callback_url" }),
-    status: Type.String({ enum: [...DELIVERY_STATUSES], description: 'pending (waiting or in flight), succeeded, or failed (given up)' }),
+    status: Type.String({
+      enum: [...DELIVERY_STATUSES],
+      description: 'pending (waiting or in flight), succeeded, or failed (given up)',
+    }),
     attempts: Type.Array(Type.Ref(DeliveryAttemptSchema), { description: 'Oldest first' }),
     next_attempt_at: Nullable(Timestamp),
     created_at: Timestamp,
@@ -40,16 +53,29 @@ export const DeliveryListResponse = Type.Object(
 )
 
 export const ListDeliveriesQuery = Type.Object({
-  invoice_id: Type.Optional(Type.String({ description: 'Only the deliveries of this invoice (UUID)', examples: [EXAMPLE_IDS.invoice] })),
-  status: Type.Optional(Type.String({ enum: [...DELIVERY_STATUSES], description: 'Only deliveries in this state', examples: ['failed'] })),
-  limit: Type.Optional(Type.String({ description: 'Page size, a whole number from 1 to 200 (default 50)', examples: ['50'] })),
+  invoice_id: Type.Optional(
+    Type.String({ description: 'Only the deliveries of this invoice (UUID)', examples: [EXAMPLE_IDS.invoice] }),
+  ),
+  status: Type.Optional(
+    Type.String({ enum: [...DELIVERY_STATUSES], description: 'Only deliveries in this state', examples: ['failed'] }),
+  ),
+  limit: Type.Optional(
+    Type.String({ description: 'Page size, a whole number from 1 to 200 (default 50)', examples: ['50'] }),
+  ),
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
 })
 
-export const DeliveryIdParams = Type.Object({ delivery_id: Type.String({ description: 'Delivery id (UUID)', examples: [EXAMPLE_IDS.delivery] }) })
+export const DeliveryIdParams = Type.Object({
+  delivery_id: Type.String({ description: 'Delivery id (UUID)', examples: [EXAMPLE_IDS.delivery] }),
+})
 
 export const TestWebhookBody = Type.Object(
-  { url: Type.String({ maxLength: 2048, description: 'Where to send the webhook.test event: the same rules as callback_url' }) },
+  {
+    url: Type.String({
+      maxLength: 2048,
+      description: 'Where to send the webhook.test event: the same rules as callback_url',
+    }),
+  },
   { additionalProperties: false, examples: [{ url: 'https://shop.example/hooks/invoices' }] },
 )
 
@@ -57,9 +83,15 @@ export const TestWebhookResponse = Type.Object(
   {
     status_code: Nullable(Type.Integer({ description: "The receiver's status code; null when there was no answer" })),
     latency_ms: Type.Integer({ description: 'From the start of the request to the answer or the failure' }),
-    error: Nullable(Type.String({ description: 'Why it did not succeed (non-2xx, timeout, refused address…); null on a 2xx' })),
+    error: Nullable(
+      Type.String({ description: 'Why it did not succeed (non-2xx, timeout, refused address…); null on a 2xx' }),
+    ),
   },
-  { $id: 'TestWebhookResult', additionalProperties: false, examples: [{ status_code: 204, latency_ms: 37, error: null }] },
+  {
+    $id: 'TestWebhookResult',
+    additionalProperties: false,
+    examples: [{ status_code: 204, latency_ms: 37, error: null }],
+  },
 )
 
 /**
@@ -89,7 +121,9 @@ export const TestEventSchema = Type.Object(
     $id: 'TestEvent',
     additionalProperties: false,
     description: 'Sent only by POST /api/v1/webhooks/test',
-    examples: [{ type: 'webhook.test', timestamp: '2026-11-22T03:00:00.000Z', data: { merchant_id: EXAMPLE_IDS.merchant } }],
+    examples: [
+      { type: 'webhook.test', timestamp: '2026-11-22T03:00:00.000Z', data: { merchant_id: EXAMPLE_IDS.merchant } },
+    ],
   },
 )
 

@@ -9,7 +9,12 @@ import type { Lang } from './i18n.js'
  */
 export function formatMoney(minor: Minor, currency: string, lang: Lang): string {
   const exp = currencyExponent(currency) ?? 2
-  const nf = new Intl.NumberFormat(lang, { style: 'currency', currency, minimumFractionDigits: exp, maximumFractionDigits: exp })
+  const nf = new Intl.NumberFormat(lang, {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: exp,
+    maximumFractionDigits: exp,
+  })
   // The lib typings of ES2023 only declare format(number | bigint); the runtime (Node 20, every browser since 2023)
   // takes a decimal string exactly.
   return (nf.format as (value: string) => string)(formatAmount(minor, exp))

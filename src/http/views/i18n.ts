@@ -107,7 +107,13 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     scanQr: 'Scan the QR code with your phone to pay.',
     qrAlt: (amount) => `QR code for paying ${amount}`,
     checkStatus: 'Refresh the status',
-    statusName: { pending: 'Awaiting payment', hold: 'Payment authorised', paid: 'Payment received', failed: 'Payment declined', expired: 'Invoice expired' },
+    statusName: {
+      pending: 'Awaiting payment',
+      hold: 'Payment authorised',
+      paid: 'Payment received',
+      failed: 'Payment declined',
+      expired: 'Invoice expired',
+    },
     statusText: {
       pending: 'Complete the payment before the time runs out.',
       hold: 'The funds are reserved and awaiting confirmation by the merchant. You can close this page.',
@@ -146,7 +152,13 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     scanQr: 'Отсканируйте QR-код телефоном, чтобы оплатить.',
     qrAlt: (amount) => `QR-код для оплаты ${amount}`,
     checkStatus: 'Обновить статус',
-    statusName: { pending: 'Ожидает оплаты', hold: 'Платёж авторизован', paid: 'Оплата получена', failed: 'Платёж отклонён', expired: 'Срок оплаты истёк' },
+    statusName: {
+      pending: 'Ожидает оплаты',
+      hold: 'Платёж авторизован',
+      paid: 'Оплата получена',
+      failed: 'Платёж отклонён',
+      expired: 'Срок оплаты истёк',
+    },
     statusText: {
       pending: 'Завершите оплату, пока не истекло время.',
       hold: 'Средства зарезервированы и ожидают подтверждения продавцом. Эту страницу можно закрыть.',

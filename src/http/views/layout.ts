@@ -21,32 +21,48 @@ export interface LayoutOptions {
 export function layout(o: LayoutOptions): SafeHtml {
   const t = MESSAGES[o.lang]
   return html`<!doctype html>
-<html lang="${o.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<meta name="color-scheme" content="light">
-<link rel="icon" href="data:,">
-<title>${o.title}</title>
-<link rel="stylesheet" href="${o.base + ASSETS_PREFIX + STYLESHEET.name}">
-<script src="${o.base + ASSETS_PREFIX + SCRIPT.name}" defer></script>
-</head>
-<body>
-${o.testMode && html`<header class="banner"><p><strong>${t.testMode}</strong> ${t.testModeText}</p></header>`}
-<main id="main">
-${o.main}
-<p class="sr-only" aria-live="polite" data-announce></p>
-</main>
-<footer>
-<p>${t.footer}</p>
-<nav aria-label="${t.language}"><ul>${LANGS.map(
-    (l) =>
-      html`<li><a href="${`${o.path}?lang=${l}`}" lang="${l}" hreflang="${l}"${l === o.lang ? html` aria-current="true"` : ''}>${MESSAGES[l].languageName[l]}</a></li>`,
-  )}</ul></nav>
-</footer>
-</body>
-</html>
-`
+    <html lang="${o.lang}">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex, nofollow" />
+        <meta name="referrer" content="no-referrer" />
+        <meta name="color-scheme" content="light" />
+        <link rel="icon" href="data:," />
+        <title>${o.title}</title>
+        <link rel="stylesheet" href="${o.base + ASSETS_PREFIX + STYLESHEET.name}" />
+        <script src="${o.base + ASSETS_PREFIX + SCRIPT.name}" defer></script>
+      </head>
+      <body>
+        ${
+          o.testMode &&
+          html`<header class="banner">
+            <p><strong>${t.testMode}</strong> ${t.testModeText}</p>
+          </header>`
+        }
+        <main id="main">
+          ${o.main}
+          <p class="sr-only" aria-live="polite" data-announce></p>
+        </main>
+        <footer>
+          <p>${t.footer}</p>
+          <nav aria-label="${t.language}">
+            <ul>
+              ${LANGS.map(
+                (l) =>
+                  html`<li>
+                    <a
+                      href="${`${o.path}?lang=${l}`}"
+                      lang="${l}"
+                      hreflang="${l}"
+                      ${l === o.lang ? html` aria-current="true"` : ''}
+                      >${MESSAGES[l].languageName[l]}</a
+                    >
+                  </li>`,
+              )}
+            </ul>
+          </nav>
+        </footer>
+      </body>
+    </html> `
 }

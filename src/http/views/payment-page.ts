@@ -44,18 +44,32 @@ export function renderPaymentPage(data: PaymentPageData, ctx: PageContext): stri
   const base = t.pageTitle(amount, data.merchantName)
   const title = status === 'pending' ? base : `${t.statusName[status]} · ${base}`
   const path = payPath(ctx.base, invoice.id)
-  const view = html`<div class="card" data-view data-status="${status}" data-lang="${ctx.lang}"
- data-status-url="${`${path}/status`}" data-page-url="${`${path}?lang=${ctx.lang}`}"
- data-now="${ctx.now.toISOString()}" data-expires-at="${invoice.expiresAt.toISOString()}" data-day-unit="${t.dayUnit}">
-<p class="eyebrow">${t.invoiceFrom}</p>
-<h1>${data.merchantName}</h1>
-<p class="amount-label">${status === 'pending' ? t.amountDue : t.amount}</p>
-<p class="amount">${amount}</p>
-${statusBlock(data, ctx, t)}
-${status === 'pending' && html`<figure class="qr"><img src="${`${ctx.base}/qr/${invoice.id}.png`}" alt="${t.qrAlt(amount)}" data-qr><figcaption>${t.scanQr}</figcaption></figure>`}
-${details(data, ctx, t)}
-${ctx.sandbox && (status === 'pending' || status === 'hold') && testControls(invoice.id, status, ctx, t)}
-</div>`
+  const view = html`<div
+    class="card"
+    data-view
+    data-status="${status}"
+    data-lang="${ctx.lang}"
+    data-status-url="${`${path}/status`}"
+    data-page-url="${`${path}?lang=${ctx.lang}`}"
+    data-now="${ctx.now.toISOString()}"
+    data-expires-at="${invoice.expiresAt.toISOString()}"
+    data-day-unit="${t.dayUnit}"
+  >
+    <p class="eyebrow">${t.invoiceFrom}</p>
+    <h1>${data.merchantName}</h1>
+    <p class="amount-label">${status === 'pending' ? t.amountDue : t.amount}</p>
+    <p class="amount">${amount}</p>
+    ${statusBlock(data, ctx, t)}
+    ${
+      status === 'pending' &&
+      html`<figure class="qr">
+        <img src="${`${ctx.base}/qr/${invoice.id}.png`}" alt="${t.qrAlt(amount)}" data-qr />
+        <figcaption>${t.scanQr}</figcaption>
+      </figure>`
+    }
+    ${details(data, ctx, t)}
+    ${ctx.sandbox && (status === 'pending' || status === 'hold') && testControls(invoice.id, status, ctx, t)}
+  </div>`
   return layout({ lang: ctx.lang, title, path, base: ctx.base, testMode: ctx.sandbox, main: view }).value
 }
 
@@ -64,50 +78,73 @@ function statusBlock(data: PaymentPageData, ctx: PageContext, t: Messages): Safe
   const back = safeHref(redirectUrlOf(invoice, status))
   const left = invoice.expiresAt.getTime() - ctx.now.getTime()
   return html`<section class="${`status status-${status}`}" aria-labelledby="status-heading">
-<h2 id="status-heading" tabindex="-1" data-status-heading>${ICONS[status]}<span>${t.statusName[status]}</span></h2>
-<p>${t.statusText[status]}</p>
-${status === 'pending' && html`<p class="timer">${t.timeLeft}: <span role="timer" data-countdown>${formatRemaining(left, t.dayUnit)}</span></p>`}
-${(status === 'pending' || status === 'hold') && html`<noscript><p><a href="${payPath(ctx.base, invoice.id) + (ctx.explicitLang ? `?lang=${ctx.lang}` : '')}">${t.checkStatus}</a></p></noscript>`}
-${back !== undefined && html`<p class="back"><a class="btn btn-primary" href="${back}" data-back>${t.backToShop}</a></p>`}
-</section>`
+    <h2 id="status-heading" tabindex="-1" data-status-heading>${ICONS[status]}<span>${t.statusName[status]}</span></h2>
+    <p>${t.statusText[status]}</p>
+    ${status === 'pending' && html`<p class="timer">${t.timeLeft}: <span role="timer" data-countdown>${formatRemaining(left, t.dayUnit)}</span></p>`}
+    ${
+      (status === 'pending' || status === 'hold') &&
+      html`<noscript
+        ><p>
+          <a href="${payPath(ctx.base, invoice.id) + (ctx.explicitLang ? `?lang=${ctx.lang}` : '')}"
+            >${t.checkStatus}</a
+          >
+        </p></noscript
+      >`
+    }
+    ${back !== undefined && html`<p class="back"><a class="btn btn-primary" href="${back}" data-back>${t.backToShop}</a></p>`}
+  </section>`
 }
 
 function details(data: PaymentPageData, ctx: PageContext, t: Messages): SafeHtml {
   const { invoice, status } = data
   const row = (label: string, value: SafeHtml | string, stack = false): SafeHtml =>
     html`<div${stack ? html` class="stack"` : ''}><dt>${label}</dt><dd>${value}</dd></div>`
-  const time = (at: Date): SafeHtml => html`<time datetime="${at.toISOString()}" data-local>${formatDateTime(at, ctx.lang)}</time>`
+  const time = (at: Date): SafeHtml =>
+    html`<time datetime="${at.toISOString()}" data-local>${formatDateTime(at, ctx.lang)}</time>`
   return html`<dl class="details">
-${invoice.comment !== null && invoice.comment !== '' && row(t.description, html`<span data-comment>${invoice.comment}</span>`, true)}
-${row(t.order, invoice.orderId)}
-${row(t.currency, `${invoice.currency} · ${currencyName(invoice.currency, ctx.lang)}`)}
-${status === 'pending' && row(t.payBefore, time(invoice.expiresAt))}
-${status === 'paid' && invoice.paidAt !== null && row(t.paidAt, time(invoice.paidAt))}
-</dl>`
+    ${invoice.comment !== null && invoice.comment !== '' && row(t.description, html`<span data-comment>${invoice.comment}</span>`, true)}
+    ${row(t.order, invoice.orderId)}
+    ${row(t.currency, `${invoice.currency} · ${currencyName(invoice.currency, ctx.lang)}`)}
+    ${status === 'pending' && row(t.payBefore, time(invoice.expiresAt))}
+    ${status === 'paid' && invoice.paidAt !== null && row(t.paidAt, time(invoice.paidAt))}
+  </dl>`
 }
 
 function testControls(id: string, status: 'pending' | 'hold', ctx: PageContext, t: Messages): SafeHtml {
   const action = `${payPath(ctx.base, id)}/simulate${ctx.explicitLang ? `?lang=${ctx.lang}` : ''}`
   const button = (outcome: 'paid' | 'hold' | 'failed', label: string, kind: string): SafeHtml =>
-    html`<form method="post" action="${action}" data-simulate><input type="hidden" name="outcome" value="${outcome}"><button type="submit" class="${`btn ${kind}`}" data-outcome="${outcome}">${label}</button></form>`
+    html`<form method="post" action="${action}" data-simulate>
+      <input type="hidden" name="outcome" value="${outcome}" /><button
+        type="submit"
+        class="${`btn ${kind}`}"
+        data-outcome="${outcome}"
+      >
+        ${label}
+      </button>
+    </form>`
   // hold → hold is refused (API.md B5), so a held invoice offers only the provider's own settlement: pay or decline.
   return html`<section class="sandbox" aria-labelledby="sandbox-heading">
-<h2 id="sandbox-heading"><span class="tag">${t.testMode}</span> <span>${t.simulateLegend}</span></h2>
-<div class="actions">
-${button('paid', t.pay, 'btn-primary')}
-${status === 'pending' && button('hold', t.hold, 'btn-secondary')}
-${button('failed', t.decline, 'btn-danger')}
-</div>
-<p class="sandbox-error" role="alert" data-simulate-error="${t.simulateFailed}" data-simulate-no-answer="${t.simulateNoAnswer}" hidden></p>
-</section>`
+    <h2 id="sandbox-heading"><span class="tag">${t.testMode}</span> <span>${t.simulateLegend}</span></h2>
+    <div class="actions">
+      ${button('paid', t.pay, 'btn-primary')} ${status === 'pending' && button('hold', t.hold, 'btn-secondary')}
+      ${button('failed', t.decline, 'btn-danger')}
+    </div>
+    <p
+      class="sandbox-error"
+      role="alert"
+      data-simulate-error="${t.simulateFailed}"
+      data-simulate-no-answer="${t.simulateNoAnswer}"
+      hidden
+    ></p>
+  </section>`
 }
 
 /** The 404 page of an unknown or malformed invoice id: same look, in the buyer's language. */
 export function renderNotFoundPage(lang: Lang, path: string, base: string): string {
   const t = MESSAGES[lang]
   const main = html`<div class="card" data-not-found>
-<h1>${t.notFoundTitle}</h1>
-<p>${t.notFoundText}</p>
-</div>`
+    <h1>${t.notFoundTitle}</h1>
+    <p>${t.notFoundText}</p>
+  </div>`
   return layout({ lang, title: t.notFoundTitle, path, base, testMode: false, main }).value
 }

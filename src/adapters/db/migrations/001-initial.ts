@@ -11,7 +11,8 @@ export function initialMigration(dialect: SqlDialect): Migration {
   const int64 = dialect === 'postgres' ? 'bigint' : 'integer'
   // SQLite only: STRICT tables refuse a value of the wrong type (a float amount, a text time) instead of
   // storing it silently, so "integers end to end" holds in the database too.
-  const strict = <T extends CreateTableBuilder<string, never>>(t: T): T => (dialect === 'sqlite' ? (t.modifyEnd(sql`strict`) as T) : t)
+  const strict = <T extends CreateTableBuilder<string, never>>(t: T): T =>
+    dialect === 'sqlite' ? (t.modifyEnd(sql`strict`) as T) : t
 
   return {
     async up(db: Kysely<any>): Promise<void> {
@@ -86,11 +87,23 @@ export function initialMigration(dialect: SqlDialect): Migration {
         .execute()
       // getInfo by order_id reads the newest invoice of the order. `id` completes the sort key (created_at desc,
       // id desc): without it SQLite prefers walking the merchant's whole newest-first index below to avoid a sort.
-      await db.schema.createIndex('invoices_order_idx').on('invoices').columns(['merchant_id', 'order_id', 'created_at', 'id']).execute()
+      await db.schema
+        .createIndex('invoices_order_idx')
+        .on('invoices')
+        .columns(['merchant_id', 'order_id', 'created_at', 'id'])
+        .execute()
       // newest-first listing with a (created_at, id) cursor
-      await db.schema.createIndex('invoices_merchant_created_idx').on('invoices').columns(['merchant_id', 'created_at', 'id']).execute()
+      await db.schema
+        .createIndex('invoices_merchant_created_idx')
+        .on('invoices')
+        .columns(['merchant_id', 'created_at', 'id'])
+        .execute()
       // the expiry sweeper: pending invoices by due time
-      await db.schema.createIndex('invoices_status_expires_idx').on('invoices').columns(['status', 'expires_at']).execute()
+      await db.schema
+        .createIndex('invoices_status_expires_idx')
+        .on('invoices')
+        .columns(['status', 'expires_at'])
+        .execute()
 
       // The transactional outbox: written in the transaction of the transition that caused it (API.md B5, B6).
       await db.schema
@@ -102,7 +115,11 @@ export function initialMigration(dialect: SqlDialect): Migration {
         .addColumn('created_at', int64, (c) => c.notNull())
         .$call(strict)
         .execute()
-      await db.schema.createIndex('events_invoice_idx').on('events').columns(['invoice_id', 'created_at', 'id']).execute()
+      await db.schema
+        .createIndex('events_invoice_idx')
+        .on('events')
+        .columns(['invoice_id', 'created_at', 'id'])
+        .execute()
     },
 
     async down(db: Kysely<any>): Promise<void> {

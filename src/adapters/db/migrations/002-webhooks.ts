@@ -8,7 +8,8 @@ import type { SqlDialect } from '../schema.js'
 
 export function webhooksMigration(dialect: SqlDialect): Migration {
   const int64 = dialect === 'postgres' ? 'bigint' : 'integer'
-  const strict = <T extends CreateTableBuilder<string, never>>(t: T): T => (dialect === 'sqlite' ? (t.modifyEnd(sql`strict`) as T) : t)
+  const strict = <T extends CreateTableBuilder<string, never>>(t: T): T =>
+    dialect === 'sqlite' ? (t.modifyEnd(sql`strict`) as T) : t
 
   return {
     async up(db: Kysely<any>): Promise<void> {
@@ -34,12 +35,24 @@ export function webhooksMigration(dialect: SqlDialect): Migration {
         .$call(strict)
         .execute()
       // the dispatcher's claim: pending deliveries by due time
-      await db.schema.createIndex('deliveries_due_idx').on('deliveries').columns(['status', 'next_attempt_at']).execute()
+      await db.schema
+        .createIndex('deliveries_due_idx')
+        .on('deliveries')
+        .columns(['status', 'next_attempt_at'])
+        .execute()
       // per-invoice order: "is an earlier delivery of this invoice still pending?" — a covering seek; with status
       // second, SQLite's planner prefers it to deliveries_due_idx without statistics
-      await db.schema.createIndex('deliveries_invoice_idx').on('deliveries').columns(['invoice_id', 'status', 'created_at', 'id']).execute()
+      await db.schema
+        .createIndex('deliveries_invoice_idx')
+        .on('deliveries')
+        .columns(['invoice_id', 'status', 'created_at', 'id'])
+        .execute()
       // the merchant's delivery log, newest first with a (created_at, id) cursor
-      await db.schema.createIndex('deliveries_merchant_idx').on('deliveries').columns(['merchant_id', 'created_at', 'id']).execute()
+      await db.schema
+        .createIndex('deliveries_merchant_idx')
+        .on('deliveries')
+        .columns(['merchant_id', 'created_at', 'id'])
+        .execute()
 
       await db.schema
         .createTable('delivery_attempts')
@@ -51,7 +64,11 @@ export function webhooksMigration(dialect: SqlDialect): Migration {
         .addColumn('error', 'text')
         .$call(strict)
         .execute()
-      await db.schema.createIndex('delivery_attempts_delivery_idx').on('delivery_attempts').columns(['delivery_id', 'at', 'id']).execute()
+      await db.schema
+        .createIndex('delivery_attempts_delivery_idx')
+        .on('delivery_attempts')
+        .columns(['delivery_id', 'at', 'id'])
+        .execute()
     },
 
     async down(db: Kysely<any>): Promise<void> {

@@ -8,7 +8,11 @@ import type { Kysely, Migration } from 'kysely'
 export function merchantDueIndexMigration(): Migration {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      await db.schema.createIndex('deliveries_merchant_due_idx').on('deliveries').columns(['status', 'merchant_id', 'next_attempt_at']).execute()
+      await db.schema
+        .createIndex('deliveries_merchant_due_idx')
+        .on('deliveries')
+        .columns(['status', 'merchant_id', 'next_attempt_at'])
+        .execute()
     },
     async down(db: Kysely<any>): Promise<void> {
       await db.schema.dropIndex('deliveries_merchant_due_idx').execute()

@@ -29,7 +29,11 @@ export function migrationProvider(dialect: SqlDialect, applied: readonly string[
 /** The names of the migrations applied to the database (in `schema`, if given); none before the first migrate. */
 export async function appliedMigrations(db: Kysely<any>, schema: string | undefined): Promise<string[]> {
   const tables = await db.introspection.getTables({ withInternalKyselyTables: true })
-  if (!tables.some((t) => t.name === DEFAULT_MIGRATION_TABLE && (schema === undefined || t.schema === schema))) return []
-  const rows: { name: string }[] = await (schema === undefined ? db : db.withSchema(schema)).selectFrom(DEFAULT_MIGRATION_TABLE).select('name').execute()
+  if (!tables.some((t) => t.name === DEFAULT_MIGRATION_TABLE && (schema === undefined || t.schema === schema)))
+    return []
+  const rows: { name: string }[] = await (schema === undefined ? db : db.withSchema(schema))
+    .selectFrom(DEFAULT_MIGRATION_TABLE)
+    .select('name')
+    .execute()
   return rows.map((r) => r.name)
 }
