@@ -133,7 +133,7 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
  * headers, 408 for a timeout); the code is the contract's nearest. The refused request never reached the service.
  */
 export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  if (err.code === 'ECONNRESET' || socket.destroyed || refused.has(socket)) return
   // The request whose body did not come in time was answered already (before its body): a second answer would be
   // read by the client as the answer to its next request. Only the connection is closed.
   const incoming = (socket as Duplex & { parser?: { incoming?: IncomingMessage | null } | null }).parser?.incoming
@@ -151,13 +151,13 @@ export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, 
   const body = outsideB7(status, problem)
   this.log.debug({ reqId: id, code: err.code }, 'HTTP request refused by the parser')
   const refuse = (): void => {
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `x-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
-      )
-    }
-    socket.destroy()
+    if (!socket.writable) return void socket.destroy()
+    refused.add(socket)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    )
+    lingeringClose(socket)
   }
   // A client that pipelines may have sent good requests before the bad one on this connection: their answers are
   // still on their way (node's parser ran ahead, and answers are written a moment later). Closing now would lose
@@ -179,6 +179,29 @@ export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, 
     answering.once('close', next)
   }
   afterAnswers()
+}
+
+/** Connections answered by `clientErrors` and closing: what the parser still says of them is not answered again. */
+const refused = new WeakSet<Duplex>()
+
+/** How long a refused connection may keep sending before it is cut. */
+const LINGER_MS = 2000
+
+/**
+ * Closes a connection whose answer was just written without losing that answer. Destroying it at once, while the
+ * client is still sending (a body dripping in, pipelined requests), makes the kernel reset the connection for the
+ * unread bytes, and a reset can discard the answer before the client reads it (the client sees ECONNRESET, not the
+ * 408). So: send FIN after the answer, read and drop what still comes, and destroy when the client closes too or
+ * after LINGER_MS, whichever is first (the lingering close of HTTP servers such as nginx).
+ */
+function lingeringClose(socket: Duplex): void {
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS)
+  cut.unref()
+  socket.once('close', () => clearTimeout(cut))
+  socket.on('end', () => socket.destroy())
+  socket.on('data', () => {})
+  socket.end()
+  socket.resume()
 }
 
 /**
