@@ -28,13 +28,16 @@ export interface ServerProcess {
   readonly output: string
 }
 
-/** Starts `invoice-service serve` with `env` (plus PATH and PORT) and waits until /readyz answers 200. */
+/**
+ * Starts `invoice-service serve` with `env` (plus PATH and PORT) and waits until /readyz answers 200; on `opts.node`
+ * if given, else on the Node running the tests.
+ */
 export async function startServer(
   env: Record<string, string>,
-  opts: { port?: number; readyTimeoutMs?: number } = {},
+  opts: { port?: number; readyTimeoutMs?: number; node?: string } = {},
 ): Promise<ServerProcess> {
   const port = opts.port ?? (await freePort())
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(opts.node ?? process.execPath, [BIN, 'serve'], {
     env: { PATH: process.env['PATH'] ?? '', PORT: String(port), ...env },
   })
   let output = ''
