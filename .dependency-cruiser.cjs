@@ -26,10 +26,10 @@ module.exports = {
     },
     {
       name: 'adapters-not-upwards',
-      comment: 'adapters implement ports; they never reach app/, http/, worker/, cli/ or main',
+      comment: 'adapters implement ports; they never reach app/, http/, worker/, cli/, the wiring or main',
       severity: 'error',
       from: { path: layer('adapters') },
-      to: { path: [layer('app'), layer('http'), layer('worker'), layer('cli'), '^src/main\\.ts$'] },
+      to: { path: [layer('app'), layer('http'), layer('worker'), layer('cli'), layer('wiring'), '^src/main\\.ts$'] },
     },
     {
       name: 'http-no-adapters',
@@ -57,10 +57,11 @@ module.exports = {
       to: { path: '^src/' },
     },
     {
-      name: 'only-main-wires-adapters',
-      comment: 'the composition root is the one place adapters are imported from outside adapters/',
+      name: 'only-the-wiring-wires-adapters',
+      comment:
+        'the composition root (main.ts and wiring/) is the one place adapters are imported from outside adapters/',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/main\\.ts$', layer('adapters')] },
+      from: { path: '^src/', pathNot: ['^src/main\\.ts$', layer('wiring'), layer('adapters')] },
       to: { path: layer('adapters') },
     },
     {

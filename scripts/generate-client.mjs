@@ -10,7 +10,8 @@ import { DOCUMENT_PATH, GENERATION_ENV, TYPES_PATH, renderDocument, renderTypes 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const { loadConfig } = await import(join(root, 'dist', 'config.js'))
 const { ALL_CURRENCY_CODES } = await import(join(root, 'dist', 'domain', 'currencies.js'))
-const { createHttpApp, createRuntime } = await import(join(root, 'dist', 'main.js'))
+const { createRuntime } = await import(join(root, 'dist', 'wiring', 'runtime.js'))
+const { createHttpApp } = await import(join(root, 'dist', 'wiring', 'http.js'))
 
 const config = loadConfig({ ...GENERATION_ENV, DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' }, (c) =>
   ALL_CURRENCY_CODES.includes(c),

@@ -1,51 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { RateLimiter } from '../ports/rate-limiter.js'
-import type { Authenticated } from '../app/authenticate-api-key.js'
-import type { CreateInvoiceResult } from '../app/create-invoice.js'
-import type { GetInfoQuery } from '../app/get-invoice.js'
-import type { ListInvoicesQuery } from '../app/list-invoices.js'
-import type { InvoiceId } from '../domain/ids.js'
-import type { Invoice } from '../domain/invoice.js'
-import type { CreateInvoiceInput } from '../domain/invoice-request.js'
-import type { Merchant } from '../domain/merchant.js'
-import type { PaymentView } from '../app/get-payment-view.js'
-import type { SimulatedOutcome } from '../app/simulate-payment.js'
-import type { ListDeliveriesQuery } from '../app/list-deliveries.js'
-import type { TestWebhookResult } from '../app/send-test-webhook.js'
-import type { DeliveryWithAttempts } from '../domain/delivery.js'
 import type { Registry } from 'prom-client'
+import type { RateLimiter } from '../ports/rate-limiter.js'
+import type { UseCases } from '../wiring/use-cases.js'
 import type { HttpMetrics } from './plugins/metrics.js'
 
-/** The use cases the HTTP shell calls, already bound to their dependencies by the composition root. */
-export interface InvoiceUseCases {
-  create(merchant: Merchant, input: CreateInvoiceInput): Promise<CreateInvoiceResult>
-  getInfo(merchant: Merchant, query: GetInfoQuery): Promise<Invoice>
-  get(merchant: Merchant, id: string): Promise<Invoice>
-  list(
-    merchant: Merchant,
-    query: ListInvoicesQuery,
-  ): Promise<{ invoices: Invoice[]; nextCursor: string | null; asOf: Date }>
-  findPublic(id: InvoiceId): Promise<Invoice | undefined>
-  capture(merchant: Merchant, id: string): Promise<Invoice>
-  cancel(merchant: Merchant, id: string): Promise<Invoice>
-}
-
+// The use cases the HTTP shell calls, bound to their dependencies by the composition root: their types are those
+// of the bound functions (src/wiring/use-cases/), so go-to-definition on `deps.invoices.create` leads to the binding.
+export type InvoiceUseCases = UseCases['invoices']
 /** The buyer-facing payment flow. */
-export interface PaymentUseCases {
-  view(id: InvoiceId): Promise<PaymentView | undefined>
-  /** The sandbox provider's notification; only wired when the sandbox is enabled. */
-  simulate(id: InvoiceId, outcome: SimulatedOutcome): Promise<Invoice>
-}
-
+export type PaymentUseCases = UseCases['payments']
 /** The merchant's webhook endpoints (API.md C). */
-export interface WebhookUseCases {
-  listDeliveries(
-    merchant: Merchant,
-    query: ListDeliveriesQuery,
-  ): Promise<{ deliveries: DeliveryWithAttempts[]; nextCursor: string | null }>
-  redeliver(merchant: Merchant, id: string): Promise<DeliveryWithAttempts>
-  sendTest(merchant: Merchant, url: string): Promise<TestWebhookResult>
-}
+export type WebhookUseCases = UseCases['webhooks']
 
 export interface HttpOptions {
   readonly logger: FastifyBaseLogger
@@ -68,7 +33,7 @@ export interface RequestTimeout {
 
 export interface HttpDeps {
   readonly publicUrl: string
-  readonly authenticate: (apiKey: string | undefined) => Promise<Authenticated>
+  readonly authenticate: UseCases['accounts']['authenticate']
   /** Per-key and failed-authentication limits (API.md B8). */
   readonly rateLimiter: RateLimiter
   readonly invoices: InvoiceUseCases

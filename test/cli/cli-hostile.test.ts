@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli, type CliCommands } from '../../src/cli/run-cli.js'
 import { loadConfig } from '../../src/config.js'
 import { currencyExponent } from '../../src/domain/currencies.js'
-import { cliCommands, createRuntime, type Runtime } from '../../src/main.js'
+import { cliCommands } from '../../src/wiring/cli.js'
+import { createRuntime, type Runtime } from '../../src/wiring/runtime.js'
 import { pino } from 'pino'
 
 /**

@@ -5,7 +5,10 @@ import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { currencyExponent } from '../../src/domain/currencies.js'
-import { cliCommands, createHttpApp, createRuntime, startWorkers } from '../../src/main.js'
+import { cliCommands } from '../../src/wiring/cli.js'
+import { createHttpApp } from '../../src/wiring/http.js'
+import { createRuntime } from '../../src/wiring/runtime.js'
+import { startWorkers } from '../../src/wiring/workers.js'
 import { FakeClock } from '../helpers/fake-clock.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'invoice-expiry-'))

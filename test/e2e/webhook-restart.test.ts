@@ -11,7 +11,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { currencyExponent } from '../../src/domain/currencies.js'
 import type { DeliveryId } from '../../src/domain/ids.js'
-import { cliCommands, createHttpApp, createRuntime, startWorkers, type Runtime } from '../../src/main.js'
+import { cliCommands } from '../../src/wiring/cli.js'
+import { createHttpApp } from '../../src/wiring/http.js'
+import { createRuntime, type Runtime } from '../../src/wiring/runtime.js'
+import { startWorkers } from '../../src/wiring/workers.js'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'webhook-restart-'))

@@ -1,0 +1,22 @@
+/** The CLI's commands over a runtime's use cases. */
+import type { CliCommands } from '../cli/run-cli.js'
+import type { Runtime } from './runtime.js'
+
+/**
+ * The CLI's use cases over a runtime, or over one opened on first use (the binary): `--help` and usage errors
+ * are answered without opening, let alone migrating, the database.
+ */
+export function cliCommands(runtime: Runtime | (() => Promise<Runtime>)): CliCommands {
+  const open = async (): Promise<Runtime> => (typeof runtime === 'function' ? await runtime() : runtime)
+  const accounts = async (): Promise<Runtime['useCases']['accounts']> => (await open()).useCases.accounts
+  return {
+    migrate: async () => (await open()).store.migrate(),
+    createMerchant: async (input) => (await accounts()).createMerchant(input),
+    listMerchants: async () => (await accounts()).listMerchants(),
+    setMerchantStatus: async (id, status) => (await accounts()).setMerchantStatus(id, status),
+    issueApiKey: async (merchantId) => (await accounts()).issueApiKey(merchantId),
+    listApiKeys: async (merchantId) => (await accounts()).listApiKeys(merchantId),
+    revokeApiKey: async (keyId) => (await accounts()).revokeApiKey(keyId),
+    rotateWebhookSecret: async (merchantId) => (await accounts()).rotateWebhookSecret(merchantId),
+  }
+}

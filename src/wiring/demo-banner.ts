@@ -1,0 +1,29 @@
+/** What `serve` prints when it created the demo merchant: its credentials, and two requests to try. */
+import type { Config } from '../config.js'
+import { currencyExponent } from '../domain/currencies.js'
+import { asMinor, formatAmount } from '../domain/money.js'
+
+export function printDemo(config: Config, merchantId: string, apiKey: string, webhookSecret: string): void {
+  const currency = config.currencies[0] ?? 'RUB'
+  // 100 in the currency's own decimals: "100.00" is refused for JPY, which has none
+  const exponent = currencyExponent(currency) ?? 2
+  const amount = formatAmount(asMinor(100 * 10 ** exponent), exponent)
+  const body = JSON.stringify({ order_id: 'demo-1', amount, currency, comment: 'Demo order' })
+  const base = config.publicUrl
+  process.stdout.write(
+    [
+      '',
+      'Demo merchant created (shown once; this database had no merchants):',
+      `  merchant_id:    ${merchantId}`,
+      `  api_key:        ${apiKey}`,
+      `  webhook_secret: ${webhookSecret}`,
+      '',
+      'Create an invoice:',
+      `  curl -s -X POST ${base}/api/v1/invoices -H 'Content-Type: application/json' -H 'X-Api-Key: ${apiKey}' -d '${body}'`,
+      'Read it back:',
+      `  curl -s '${base}/api/invoice/getInfo?merchant_id=${merchantId}&order_id=demo-1' -H 'X-Api-Key: ${apiKey}'`,
+      '',
+      '',
+    ].join('\n'),
+  )
+}

@@ -1,0 +1,42 @@
+/** `invoice-service serve` (what `npm start` runs). */
+import type { Config } from '../config.js'
+import { printDemo } from './demo-banner.js'
+import { createHttpApp } from './http.js'
+import { createRuntime } from './runtime.js'
+import { startWorkers } from './workers.js'
+
+/** Migrate, print the demo merchant on a fresh database, listen, and shut down cleanly on SIGTERM/SIGINT. */
+export async function serve(config: Config): Promise<void> {
+  const rt = await createRuntime(config)
+  const app = await createHttpApp(rt)
+  if (!config.isProduction) {
+    const demo = await rt.useCases.accounts.ensureDemoMerchant()
+    if (demo !== undefined) printDemo(config, demo.merchant.id, demo.apiKey, demo.webhookSecret)
+  }
+  if (config.database.kind === 'sqlite') {
+    // One process per SQLite database: claims found now are a dead process's; send them again at once.
+    const released = await rt.useCases.dispatch.releaseOrphanedClaims()
+    if (released > 0)
+      rt.logger.warn(
+        { deliveries: released },
+        'webhook claims left by a previous process released; those attempts are sent again',
+      )
+  }
+  if (config.isProduction && config.sandbox) {
+    // the default, so that a first start works end to end; in production it is worth a word
+    rt.logger.warn(
+      "SANDBOX is on: each payment page has test controls, and anyone holding an invoice's payment link can mark it paid; set SANDBOX=false unless this is a test installation",
+    )
+  }
+  await app.listen({ port: config.port, host: config.host })
+  startWorkers(rt)
+  let closing = false
+  const shutdown = (signal: string): void => {
+    if (closing) return
+    closing = true
+    rt.logger.info({ signal }, 'shutting down')
+    void rt.close().finally(() => process.exit(0))
+  }
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+  process.once('SIGINT', () => shutdown('SIGINT'))
+}

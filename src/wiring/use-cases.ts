@@ -1,0 +1,22 @@
+/**
+ * Every use case bound to its dependencies, once per runtime, grouped by module. The HTTP shell, the workers and
+ * the CLI call these; src/http/deps.ts derives its types from `UseCases` instead of restating each signature.
+ * Imports app/ only (the dependency rules keep it so): the shells may depend on its types.
+ */
+import type { AppDeps } from '../app/deps.js'
+import { bindAccountUseCases } from './use-cases/accounts.js'
+import { bindInvoiceUseCases, bindPaymentUseCases, bindSweeps } from './use-cases/invoices.js'
+import { bindWebhookDispatch, bindWebhookUseCases } from './use-cases/webhooks.js'
+
+export function bindUseCases(deps: AppDeps, opts: { keyCacheTtl: number }) {
+  return {
+    invoices: bindInvoiceUseCases(deps),
+    payments: bindPaymentUseCases(deps),
+    sweeps: bindSweeps(deps),
+    webhooks: bindWebhookUseCases(deps),
+    dispatch: bindWebhookDispatch(deps),
+    accounts: bindAccountUseCases(deps, opts.keyCacheTtl),
+  }
+}
+
+export type UseCases = ReturnType<typeof bindUseCases>

@@ -1,0 +1,46 @@
+/**
+ * The invoice use cases, each with its dependencies given once (`fn.bind(null, deps)`: partial application, typed
+ * from the use case's own signature). src/http/deps.ts takes its types from these objects, so a route's
+ * `deps.invoices.create` leads by go-to-definition to the line below that names the use case.
+ */
+import type { AppDeps } from '../../app/deps.js'
+import { cancelInvoice } from '../../app/cancel-invoice.js'
+import { captureInvoice } from '../../app/capture-invoice.js'
+import { createInvoice } from '../../app/create-invoice.js'
+import { getInvoice, getInvoiceInfo } from '../../app/get-invoice.js'
+import { getPaymentView } from '../../app/get-payment-view.js'
+import { listInvoices } from '../../app/list-invoices.js'
+import { simulatePayment } from '../../app/simulate-payment.js'
+import { expireDueInvoices, failStaleHolds } from '../../app/sweep-invoices.js'
+import type { InvoiceId } from '../../domain/ids.js'
+
+/** The merchant API's invoices. */
+export function bindInvoiceUseCases(deps: AppDeps) {
+  return {
+    create: createInvoice.bind(null, deps),
+    getInfo: getInvoiceInfo.bind(null, deps),
+    get: getInvoice.bind(null, deps),
+    list: listInvoices.bind(null, deps),
+    /** The QR code's invoice, by id alone (no merchant: the id is the capability). */
+    findPublic: (id: InvoiceId) => deps.store.invoices.findById(id),
+    capture: captureInvoice.bind(null, deps),
+    cancel: cancelInvoice.bind(null, deps),
+  }
+}
+
+/** The buyer-facing payment flow. */
+export function bindPaymentUseCases(deps: AppDeps) {
+  return {
+    view: getPaymentView.bind(null, deps),
+    /** The sandbox provider's notification; only routed when the sandbox is enabled. */
+    simulate: simulatePayment.bind(null, deps),
+  }
+}
+
+/** The clock-driven transitions the sweeper runs. */
+export function bindSweeps(deps: AppDeps) {
+  return {
+    expireDue: expireDueInvoices.bind(null, deps),
+    failStaleHolds: failStaleHolds.bind(null, deps),
+  }
+}

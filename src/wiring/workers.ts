@@ -1,0 +1,52 @@
+/** The in-process workers of every instance, over a runtime's use cases. */
+import { startSweeper, type Sweeper } from '../worker/sweeper.js'
+import { startWebhookDispatcher } from '../worker/webhook-dispatcher.js'
+import type { Runtime } from './runtime.js'
+
+export const SWEEP_BATCH = 200
+
+/** The dispatcher's fallback poll; new events ring the doorbell and retries set a timer, so this is rarely the path. */
+export const WEBHOOK_POLL_MS = 1000
+/** On shutdown, attempts under way get this long to finish before they are aborted and their claims given back. */
+export const WEBHOOK_SHUTDOWN_GRACE_MS = 5000
+
+/**
+ * The clock-driven transitions (expiry, hold lifetime) and, unless `webhooks: false`, the webhook dispatcher.
+ * `rt.close()` stops them after the HTTP apps; `stop()` may also be called before (again, it does nothing more).
+ */
+export function startWorkers(
+  rt: Runtime,
+  intervalMs = 500,
+  opts: { webhooks?: boolean; webhookShutdownGraceMs?: number } = {},
+): Sweeper {
+  const { sweeps, dispatch } = rt.useCases
+  const sweeper = startSweeper(
+    [
+      { name: 'expire-invoices', run: () => sweeps.expireDue(SWEEP_BATCH) },
+      { name: 'fail-stale-holds', run: () => sweeps.failStaleHolds(SWEEP_BATCH) },
+    ],
+    { intervalMs, log: rt.logger, batch: SWEEP_BATCH },
+  )
+  const dispatcher =
+    opts.webhooks === false
+      ? undefined
+      : startWebhookDispatcher({
+          cycle: dispatch.cycle,
+          send: dispatch.send,
+          subscribe: (listener) => rt.deps.eventSignal.subscribe(listener),
+          now: () => rt.deps.clock.now(),
+          concurrency: rt.config.webhookConcurrency,
+          merchantConcurrency: rt.config.webhookMerchantConcurrency,
+          pollMs: WEBHOOK_POLL_MS,
+          log: rt.logger,
+        })
+  let stopping: Promise<void> | undefined
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      forget()
+      await sweeper.stop()
+      await dispatcher?.stop(opts.webhookShutdownGraceMs ?? WEBHOOK_SHUTDOWN_GRACE_MS)
+    })())
+  const forget = rt.stopOnClose('workers', stop)
+  return { tick: () => sweeper.tick(), stop }
+}
