@@ -27,6 +27,5 @@ try {
   const operations = Object.values(doc.paths).flatMap((item) => Object.keys(item)).length
   console.log(`wrote ${DOCUMENT_PATH} (${operations} operations) and ${TYPES_PATH}`)
 } finally {
-  await app.close()
-  await rt.store.close()
+  await rt.close()
 }

@@ -27,10 +27,7 @@ describe('CLI: random argv never throws (issue #6)', () => {
     merchantId = m.merchant.id
     keyId = m.apiKeyId
   })
-  afterAll(async () => {
-    await rt.deps.webhooks.transport.close()
-    await rt.store.close()
-  })
+  afterAll(() => rt.close())
 
   it('random argv: an exit code, never an exception; errors on stderr only', { timeout: 120_000 }, async () => {
     const word = fc.oneof(

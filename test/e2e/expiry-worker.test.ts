@@ -42,7 +42,7 @@ async function createInvoice(rt: Awaited<ReturnType<typeof createRuntime>>, life
 describe('clock-driven expiry with the real worker', () => {
   it('when an invoice reaches expired_at on the real clock, then its event is written within about a second', async () => {
     const rt = await createRuntime(configFor('live.db'), { logger: pino({ level: 'silent' }) })
-    const workers = startWorkers(rt, 250)
+    startWorkers(rt, 250) // stopped by rt.close()
     try {
       const id = await createInvoice(rt, 1)
       const expiresAt = (await rt.store.invoices.findById(id as never))!.expiresAt.getTime()
@@ -56,8 +56,7 @@ describe('clock-driven expiry with the real worker', () => {
       expect(eventAt! - expiresAt).toBeLessThan(1500)
       expect((await rt.store.events.listByInvoice(id as never)).map((e) => e.type)).toEqual(['invoice.expired'])
     } finally {
-      await workers.stop()
-      await rt.store.close()
+      await rt.close()
     }
   })
 
@@ -65,7 +64,7 @@ describe('clock-driven expiry with the real worker', () => {
     const clock = new FakeClock()
     const first = await createRuntime(configFor('restart.db'), { clock, logger: pino({ level: 'silent' }) })
     const id = await createInvoice(first, 600)
-    await first.store.close()
+    await first.close()
 
     clock.advance(3600) // down for an hour
     const second = await createRuntime(configFor('restart.db'), { clock, logger: pino({ level: 'silent' }) })
@@ -77,8 +76,7 @@ describe('clock-driven expiry with the real worker', () => {
       expect(evs.map((e) => e.type)).toEqual(['invoice.expired'])
       expect((await second.store.invoices.findById(id as never))?.status).toBe('expired')
     } finally {
-      await w2.stop()
-      await second.store.close()
+      await second.close()
     }
   })
 })

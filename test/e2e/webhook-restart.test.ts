@@ -45,11 +45,9 @@ async function start(file: string, graceMs = 5000): Promise<Instance> {
   return { rt, app, workers: startWorkers(rt, 3_600_000, { webhookShutdownGraceMs: graceMs }) }
 }
 
+/** The shutdown SIGTERM runs: the app, the workers (after their grace), then what the runtime opened. */
 async function stop(i: Instance): Promise<void> {
-  await i.app.close()
-  await i.workers.stop()
-  await i.rt.deps.webhooks.transport.close()
-  await i.rt.store.close()
+  await i.rt.close()
 }
 
 let rx: Receiver

@@ -112,10 +112,7 @@ export async function buildTestApp(
       return (app.server.address() as AddressInfo).port
     },
     async close() {
-      await workers.stop()
-      await app.close()
-      await rt.deps.webhooks.transport.close()
-      await rt.store.close()
+      await rt.close() // the app, the workers, then what the runtime opened: production's shutdown order
       await schema?.drop()
     },
   }
