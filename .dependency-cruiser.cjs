@@ -3,6 +3,8 @@
  * Type-only imports count too: a layer must not even know the shapes of a layer it may not call.
  */
 const layer = (name) => `^src/${name}/`
+/** bindUseCases and its parts by module (src/wiring/use-cases.ts, src/wiring/use-cases/). */
+const USE_CASE_BINDINGS = '^src/wiring/use-cases(\\.ts$|/)'
 module.exports = {
   forbidden: [
     {
@@ -63,6 +65,34 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/main\\.ts$', layer('wiring'), layer('adapters')] },
       to: { path: layer('adapters') },
+    },
+    {
+      name: 'use-case-bindings-only-app',
+      comment:
+        'wiring/use-cases binds app/ functions to their deps and imports nothing else: the shells may type-import it',
+      severity: 'error',
+      from: { path: USE_CASE_BINDINGS },
+      to: { pathNot: [layer('app'), layer('domain'), layer('ports'), USE_CASE_BINDINGS] },
+    },
+    {
+      name: 'wiring-is-imported-by-main-only',
+      comment: 'the composition root is at the top: only main.ts imports it (the HTTP shell takes types, below)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/main\\.ts$', layer('wiring'), layer('http')] },
+      to: { path: layer('wiring') },
+    },
+    {
+      name: 'http-takes-use-case-types-only',
+      comment: 'http/deps.ts derives its types from the bound use cases; the shell never calls into the wiring',
+      severity: 'error',
+      from: { path: layer('http') },
+      to: { path: layer('wiring'), pathNot: USE_CASE_BINDINGS },
+    },
+    {
+      name: 'http-imports-use-case-bindings-as-types',
+      severity: 'error',
+      from: { path: layer('http') },
+      to: { path: USE_CASE_BINDINGS, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-circular',
