@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { classifyHost, classifyIp, parseIpv4, parseIpv6 } from './network-address.js'
+import { classifyHost, classifyIp, isDottedQuad, parseIpv4, parseIpv6 } from './network-address.js'
 
 describe('parseIpv4: every spelling inet_aton and the WHATWG URL parser accept', () => {
   it.each([
@@ -36,6 +36,22 @@ describe('parseIpv4: every spelling inet_aton and the WHATWG URL parser accept',
   })
 })
 
+describe('isDottedQuad', () => {
+  it.each(['0.0.0.0', '10.0.0.1', '255.255.255.255', '192.168.1.10'])(
+    'when the text is %j, then it is an address in dotted decimal',
+    (text) => {
+      expect(isDottedQuad(text)).toBe(true)
+    },
+  )
+
+  it.each(['010.0.0.1', '256.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '1.2.3.4.', '1.2.3', ' 1.2.3.4'])(
+    'when the text is %j, then it is not (another spelling, or not an address)',
+    (text) => {
+      expect(isDottedQuad(text)).toBe(false)
+    },
+  )
+})
+
 describe('parseIpv6', () => {
   it.each([
     ['::', [0, 0, 0, 0, 0, 0, 0, 0]],
@@ -59,6 +75,11 @@ describe('parseIpv6', () => {
     '127.0.0.1',
     'g::1',
     '1:2:3:4:5:6:7::8',
+    '1.2.3.4::',
+    '1.2.3.4::1',
+    '::ffff:1.2.3.4:1',
+    '::ffff:01.2.3.4',
+    '::ffff:1.2.3.004',
   ])('when the text is %j, then it is not an IPv6 address', (text) => {
     expect(parseIpv6(text)).toBeUndefined()
   })

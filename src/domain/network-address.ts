@@ -84,6 +84,15 @@ export function parseIpv4(text: string): number | undefined {
   return addr + last
 }
 
+const BYTE = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])'
+/** Dotted decimal, each part 0–255 without a leading zero (`010.0.0.1` would be read as octal by some tools). */
+const DOTTED_QUAD = new RegExp(`^${BYTE}\\.${BYTE}\\.${BYTE}\\.${BYTE}$`)
+
+/** Whether `text` is an IPv4 address in dotted decimal, each part 0–255 without a leading zero. */
+export function isDottedQuad(text: string): boolean {
+  return DOTTED_QUAD.test(text)
+}
+
 /**
  * An IPv6 address (optionally in brackets, with a zone id, with `::` and a trailing dotted IPv4 part) as eight
  * 16-bit groups, or undefined when the text is not an IPv6 address.
@@ -96,17 +105,17 @@ export function parseIpv6(text: string): number[] | undefined {
   if (!s.includes(':')) return undefined
   const halves = s.split('::')
   if (halves.length > 2) return undefined
-  const groupsOf = (part: string): number[] | undefined => {
+  const groupsOf = (part: string, isEnd: boolean): number[] | undefined => {
     if (part === '') return []
     const out: number[] = []
     const items = part.split(':')
     for (let i = 0; i < items.length; i += 1) {
       const item = items[i] ?? ''
-      if (i === items.length - 1 && item.includes('.')) {
-        // the dotted-quad tail of e.g. ::ffff:127.0.0.1: strictly four decimal bytes
-        const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(item)
-        const [a = 256, b = 256, c = 256, d = 256] = m ? m.slice(1).map(Number) : []
-        if (a > 255 || b > 255 || c > 255 || d > 255) return undefined
+      if (isEnd && i === items.length - 1 && item.includes('.')) {
+        // the dotted-quad tail of e.g. ::ffff:127.0.0.1, at the address's end only: strictly four decimal bytes,
+        // without leading zeros (as inet_pton and the URL parser read it)
+        if (!DOTTED_QUAD.test(item)) return undefined
+        const [a = 0, b = 0, c = 0, d = 0] = item.split('.').map(Number)
         out.push(a * 256 + b, c * 256 + d)
       } else {
         if (!/^[0-9a-f]{1,4}$/i.test(item)) return undefined
@@ -115,8 +124,8 @@ export function parseIpv6(text: string): number[] | undefined {
     }
     return out
   }
-  const head = groupsOf(halves[0] ?? '')
-  const tail = halves.length === 2 ? groupsOf(halves[1] ?? '') : []
+  const head = groupsOf(halves[0] ?? '', halves.length === 1)
+  const tail = halves.length === 2 ? groupsOf(halves[1] ?? '', true) : []
   if (head === undefined || tail === undefined) return undefined
   if (halves.length === 1) return head.length === 8 ? head : undefined
   const missing = 8 - head.length - tail.length
