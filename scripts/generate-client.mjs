@@ -8,7 +8,7 @@ import { pino } from 'pino'
 import { DOCUMENT_PATH, GENERATION_ENV, TYPES_PATH, renderDocument, renderTypes } from './client-codegen.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const { loadConfig } = await import(join(root, 'dist', 'config.js'))
+const { loadConfig } = await import(join(root, 'dist', 'config', 'config.js'))
 const { ALL_CURRENCY_CODES } = await import(join(root, 'dist', 'domain', 'currencies.js'))
 const { createRuntime } = await import(join(root, 'dist', 'wiring', 'runtime.js'))
 const { createHttpApp } = await import(join(root, 'dist', 'wiring', 'http.js'))

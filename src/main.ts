@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino'
 import { runCli } from './cli/run-cli.js'
-import { ConfigError, loadConfig, type Config } from './config.js'
+import { ConfigError, loadConfig, type Config } from './config/config.js'
 import { currencyExponent } from './domain/currencies.js'
 import { cliCommands } from './wiring/cli.js'
 import { createRuntime, type Runtime } from './wiring/runtime.js'

@@ -1,5 +1,5 @@
 /** What `serve` prints when it created the demo merchant: its credentials, and two requests to try. */
-import type { Config } from '../config.js'
+import type { Config } from '../config/config.js'
 import { currencyExponent } from '../domain/currencies.js'
 import { asMinor, formatAmount } from '../domain/money.js'
 

@@ -1,5 +1,5 @@
 /** `invoice-service serve` (what `npm start` runs). */
-import type { Config } from '../config.js'
+import type { Config } from '../config/config.js'
 import { printDemo } from './demo-banner.js'
 import { createHttpApp } from './http.js'
 import { createRuntime } from './runtime.js'

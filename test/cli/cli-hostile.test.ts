@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli, type CliCommands } from '../../src/cli/run-cli.js'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/config/config.js'
 import { currencyExponent } from '../../src/domain/currencies.js'
 import { cliCommands } from '../../src/wiring/cli.js'
 import { createRuntime, type Runtime } from '../../src/wiring/runtime.js'

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
-import { loadConfig, type Config } from '../../src/config.js'
+import { loadConfig, type Config } from '../../src/config/config.js'
 import { currencyExponent } from '../../src/domain/currencies.js'
 import { cliCommands } from '../../src/wiring/cli.js'
 import { createHttpApp } from '../../src/wiring/http.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig, type Config } from './config.js'
-import { currencyExponent } from './domain/currencies.js'
+import { currencyExponent } from '../domain/currencies.js'
 
 const load = (env: Record<string, string>): Config => loadConfig(env, currencyExponent)
 
