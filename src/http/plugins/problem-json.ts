@@ -1,55 +1,19 @@
-import { randomUUID } from 'node:crypto'
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { Duplex } from 'node:stream'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import {
-  AppError,
-  ERROR_STATUS,
-  validationFailed,
-  withArticle,
-  type ErrorCode,
-  type FieldError,
-} from '../../domain/errors.js'
-import { StoreUnavailableError } from '../../ports/store.js'
-
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-}
-
-export interface Problem {
-  type: 'about:blank'
-  title: string
-  status: number
-  code: ErrorCode
-  detail: string
-  errors?: readonly FieldError[]
-}
-
-export function problemOf(code: ErrorCode, detail: string, errors?: readonly FieldError[]): Problem {
-  const status = ERROR_STATUS[code]
-  return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, code, detail, ...(errors && { errors }) }
-}
-
 /**
- * Requests answered before their body arrived in full (a missing key is refused before the body is read): node then
- * reads and drops the rest of the body so the connection can carry the next request. If the rest never comes, the
- * request timeout must close the connection without answering that request a second time (`clientErrors`).
+ * The mapping of errors to RFC 9457 problems (API.md B7), and the handlers that send them: the document is
+ * ./problem.ts, the schema errors' wording ./validation-messages.ts, the requests node's parser refuses
+ * ./client-errors.ts.
  */
-const answeredBeforeTheirBody = new WeakSet<IncomingMessage>()
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, validationFailed } from '../../domain/errors.js'
+import { StoreUnavailableError } from '../../ports/store.js'
+import { noteAnswered } from './client-errors.js'
+import { outsideB7, problemOf, type Problem } from './problem.js'
+import { validationProblem } from './validation-messages.js'
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
-  const raw = reply.request.raw
-  if (!raw.complete) answeredBeforeTheirBody.add(raw)
+  noteAnswered(reply.request.raw)
   return reply.code(problem.status).type('application/problem+json').send(problem)
 }
 
@@ -125,93 +89,6 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   }
 }
 
-/**
- * Fastify's `clientErrorHandler`: a request node's HTTP parser refused before Fastify saw it (a malformed request
- * line or header, headers over the 16 KiB node allows, a request that did not arrive in time). Fastify would answer
- * a plain `application/json` body without `x-request-id`; this answers a B7 problem with one, then closes the
- * connection as node does (what follows on it cannot be parsed). The status stays what HTTP says (431 for large
- * headers, 408 for a timeout); the code is the contract's nearest. The refused request never reached the service.
- */
-export function clientErrors(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed || refused.has(socket)) return
-  // The request whose body did not come in time was answered already (before its body): a second answer would be
-  // read by the client as the answer to its next request. Only the connection is closed.
-  const incoming = (socket as Duplex & { parser?: { incoming?: IncomingMessage | null } | null }).parser?.incoming
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && incoming != null && answeredBeforeTheirBody.has(incoming)) {
-    socket.destroy()
-    return
-  }
-  const id = randomUUID()
-  const [status, problem] =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, problemOf('payload_too_large', 'the request headers are larger than 16 KiB')]
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, problemOf('validation_failed', 'the request did not arrive in full in time')]
-        : [400, problemOf('validation_failed', 'the request is not valid HTTP/1.1')]
-  const body = outsideB7(status, problem)
-  this.log.debug({ reqId: id, code: err.code }, 'HTTP request refused by the parser')
-  const refuse = (): void => {
-    if (!socket.writable) return void socket.destroy()
-    refused.add(socket)
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `x-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
-    )
-    lingeringClose(socket)
-  }
-  // A client that pipelines may have sent good requests before the bad one on this connection: their answers are
-  // still on their way (node's parser ran ahead, and answers are written a moment later). Closing now would lose
-  // the answer to a request that did run (an invoice created, unanswered); they go first, then the refusal. Node
-  // gives the socket to the next queued answer as one finishes ('finish': node's own listener, the first, detaches
-  // the answer and attaches the next), so this waits for each in turn — but not for the refused request's own
-  // answer (its body broke off, or never came in time). An attached answer has not emitted 'finish' yet, even when
-  // all of it is written (`writableFinished`): a queued answer that was complete when it got the socket is; taking
-  // that as the last one closed the connection before the answers queued behind it.
-  const afterAnswers = (): void => {
-    const answering = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage
-    if (answering == null || !answering.req.complete) return refuse()
-    const next = (): void => {
-      answering.off('finish', next)
-      answering.off('close', next)
-      afterAnswers()
-    }
-    answering.once('finish', next)
-    answering.once('close', next)
-  }
-  afterAnswers()
-}
-
-/** Connections answered by `clientErrors` and closing: what the parser still says of them is not answered again. */
-const refused = new WeakSet<Duplex>()
-
-/** How long a refused connection may keep sending before it is cut. */
-const LINGER_MS = 2000
-
-/**
- * Closes a connection whose answer was just written without losing that answer. Destroying it at once, while the
- * client is still sending (a body dripping in, pipelined requests), makes the kernel reset the connection for the
- * unread bytes, and a reset can discard the answer before the client reads it (the client sees ECONNRESET, not the
- * 408). So: send FIN after the answer, read and drop what still comes, and destroy when the client closes too or
- * after LINGER_MS, whichever is first (the lingering close of HTTP servers such as nginx).
- */
-function lingeringClose(socket: Duplex): void {
-  const cut = setTimeout(() => socket.destroy(), LINGER_MS)
-  cut.unref()
-  socket.once('close', () => clearTimeout(cut))
-  socket.on('end', () => socket.destroy())
-  socket.on('data', () => {})
-  socket.end()
-  socket.resume()
-}
-
-/**
- * The body of a problem answered with a status B7 does not pair with its code (408, 417, 431: what HTTP says, the
- * contract's nearest code), written outside Fastify's reply.
- */
-function outsideB7(status: number, problem: Problem): string {
-  return JSON.stringify({ ...problem, status, title: STATUS_CODES[status] ?? problem.title })
-}
-
 function toProblem(err: FastifyError | AppError | Error, request: FastifyRequest): Problem {
   if (err instanceof AppError) return problemOf(err.code, err.message, err.errors)
   if (err instanceof StoreUnavailableError) return problemOf('unavailable', 'storage is unavailable; retry shortly')
@@ -255,80 +132,4 @@ function unsupportedMediaType(request: FastifyRequest): Problem {
       ? 'send the body as application/json or application/x-www-form-urlencoded'
       : 'send the body as application/json',
   )
-}
-
-interface AjvError {
-  instancePath?: string
-  keyword?: string
-  message?: string
-  params?: Record<string, unknown>
-}
-
-/** Turns schema errors into field errors that name the field ("callback_urll: is not a known field"). */
-function validationProblem(err: FastifyError): Problem {
-  const where = err.validationContext ?? 'body'
-  const found: { error: FieldError; keyword: string | undefined; type: unknown }[] = []
-  for (const e of (err.validation ?? []) as AjvError[]) {
-    const path = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
-    let error: FieldError
-    if (e.keyword === 'additionalProperties') {
-      const extra = String(e.params?.['additionalProperty'] ?? '')
-      error = { field: path === '' ? extra : `${path}.${extra}`, message: 'is not a known field' }
-    } else if (e.keyword === 'required') {
-      const missing = String(e.params?.['missingProperty'] ?? '')
-      error = { field: path === '' ? missing : `${path}.${missing}`, message: 'is required' }
-    } else if (e.keyword === 'type' && path === '' && where === 'body') {
-      error = { field: '(body)', message: 'must be a JSON object' }
-    } else {
-      error = { field: path === '' ? where : path, message: friendly(e) }
-    }
-    found.push({ error, keyword: e.keyword, type: e.params?.['type'] })
-  }
-  const unique = onePerField(found)
-  const detail = unique.map((e) => `${e.field}: ${e.message}`).join('; ')
-  return problemOf('validation_failed', detail, unique)
-}
-
-/**
- * One error per field, for a readable answer. A union (`anyOf`: the amount, a number or a string) reports an error
- * for each of its branches. When one branch had the right type and broke a rule of its own (a string over its
- * length), that rule is the answer, not the other branch's "must be a number"; when every branch failed on its
- * type alone, their types together are ("must be a number or a string"). Otherwise the first error stands.
- */
-function onePerField(
-  found: readonly { error: FieldError; keyword: string | undefined; type: unknown }[],
-): FieldError[] {
-  const byField = new Map<string, (typeof found)[number][]>()
-  for (const f of found) {
-    const same = byField.get(f.error.field)
-    if (same === undefined) byField.set(f.error.field, [f])
-    else same.push(f)
-  }
-  return [...byField.values()].map((all) => {
-    const first = all[0]!.error
-    const rule = all.find((f) => f.keyword !== 'type' && f.keyword !== 'anyOf')
-    if (all.length === 1 || rule !== undefined) return (rule ?? all[0]!).error
-    const types = all.filter((f) => f.keyword === 'type').map((f) => String(f.type))
-    return types.length > 1 ? { field: first.field, message: mustBe(types) } : first
-  })
-}
-
-/** "must be a number", "must be a number or a string": the JSON types a value must have. */
-function mustBe(types: readonly string[]): string {
-  return `must be ${types.map(withArticle).join(' or ')}`
-}
-
-function friendly(e: AjvError): string {
-  switch (e.keyword) {
-    case 'maxLength':
-      return `must be at most ${String(e.params?.['limit'])} characters`
-    case 'minLength':
-      return `must be at least ${String(e.params?.['limit'])} characters`
-    case 'type':
-      return mustBe(String(e.params?.['type']).split(','))
-    case 'anyOf':
-      return 'has the wrong type'
-    default:
-      return e.message ?? 'is invalid'
-  }
 }
