@@ -4,8 +4,8 @@
  */
 import { pino, type Logger } from 'pino'
 import type { Registry } from 'prom-client'
-import { openPostgresStore } from '../adapters/db/postgres.js'
-import { openSqliteStore } from '../adapters/db/sqlite.js'
+import { openPostgresStore } from '../adapters/db/postgres/postgres-store.js'
+import { openSqliteStore } from '../adapters/db/sqlite/sqlite-store.js'
 import { createWebhookMetrics } from '../adapters/metrics/webhook-metrics.js'
 import { sandboxProvider } from '../adapters/sandbox-provider/sandbox-provider.js'
 import { systemClock } from '../adapters/system/clock.js'

@@ -11,7 +11,7 @@ import {
   isPostgresUnavailable,
   openPostgresStore,
   parseInt8,
-} from '../../src/adapters/db/postgres.js'
+} from '../../src/adapters/db/postgres/postgres-store.js'
 import type { PreparedQuery } from '../../src/adapters/db/query-cache.js'
 import type { InvoiceId, MerchantId } from '../../src/domain/ids.js'
 import type { Invoice } from '../../src/domain/invoice.js'

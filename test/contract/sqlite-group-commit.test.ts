@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { openSqliteStore } from '../../src/adapters/db/sqlite.js'
+import { openSqliteStore } from '../../src/adapters/db/sqlite/sqlite-store.js'
 import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
 import { givenMerchant, invoiceFixture, merchantFixture } from './fixtures.js'
 

@@ -1,13 +1,13 @@
 /**
  * The Store port over a Kysely instance: everything but opening the database is shared by the SQLite adapter
- * and the PostgreSQL one (postgres.ts); each supplies its dialect and its "database unavailable" classifier.
+ * (sqlite/) and the PostgreSQL one (postgres/); each supplies its dialect and its "database unavailable" classifier.
  */
 import { Migrator, sql, type Kysely } from 'kysely'
 import type { Invoice } from '../../domain/invoice.js'
 import type { Store, Tx } from '../../ports/store.js'
-import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './account-repos.js'
-import { KyselyDeliveryRepo } from './delivery-repo.js'
-import { KyselyEventRepo, KyselyInvoiceRepo } from './invoice-repo.js'
+import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './repositories/account-repos.js'
+import { KyselyDeliveryRepo } from './repositories/delivery-repo.js'
+import { KyselyEventRepo, KyselyInvoiceRepo } from './repositories/invoice-repo.js'
 import { appliedMigrations, migrationProvider } from './migrations/index.js'
 import { QueryCache, type BatchedWrite, type DirectRead, type FastPaths, type PreparedQuery } from './query-cache.js'
 import type { Database, SqlDialect } from './schema.js'

@@ -10,11 +10,11 @@
  */
 import { Kysely, sql, type CompiledQuery, type QueryResult } from 'kysely'
 import { Pool, types, type CustomTypesConfig, type QueryResult as PgResult } from 'pg'
-import type { Store } from '../../ports/store.js'
-import { createKyselyStore } from './kysely-store.js'
-import { CurrentSchemaPostgresDialect } from './postgres-introspector.js'
-import type { PreparedQuery } from './query-cache.js'
-import type { Database } from './schema.js'
+import type { Store } from '../../../ports/store.js'
+import { createKyselyStore } from '../kysely-store.js'
+import { CurrentSchemaPostgresDialect } from './introspector.js'
+import type { PreparedQuery } from '../query-cache.js'
+import type { Database } from '../schema.js'
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database?…`; `options=-c search_path=…` selects a schema. */
@@ -164,7 +164,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     standaloneInserts: true,
     // Kysely's migration tables go where ours do: the first schema of the search_path. Left unnamed, Kysely looks
     // for them in every schema and would take another schema's (another app's, another test's) as ours; the
-    // introspector it asks is narrowed to that schema too (postgres-introspector.ts).
+    // introspector it asks is narrowed to that schema too (introspector.ts).
     migrationTableSchema: async (conn) => {
       const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(conn)
       const schema = rows[0]?.schema

@@ -1,6 +1,6 @@
 /**
  * Prepared statements of a better-sqlite3 connection, kept by SQL text, and the row objects they return
- * (sqlite-driver.ts's connections each have one cache).
+ * (driver.ts's connections each have one cache).
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery, type QueryResult } from 'kysely'

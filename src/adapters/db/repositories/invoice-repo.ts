@@ -3,9 +3,9 @@
  * Constructed once over the plain database (the Store's readers) and once per transaction (the Tx's repos).
  */
 import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely'
-import type { InvoiceId, MerchantId } from '../../domain/ids.js'
-import type { Invoice, InvoiceEvent, Status } from '../../domain/invoice.js'
-import { StoreUnavailableError, type EventRepo, type InvoiceListQuery, type InvoiceRepo } from '../../ports/store.js'
+import type { InvoiceId, MerchantId } from '../../../domain/ids.js'
+import type { Invoice, InvoiceEvent, Status } from '../../../domain/invoice.js'
+import { StoreUnavailableError, type EventRepo, type InvoiceListQuery, type InvoiceRepo } from '../../../ports/store.js'
 import {
   EVENT_COLUMNS,
   INVOICE_COLUMNS,
@@ -16,10 +16,10 @@ import {
   rowToEvent,
   rowToInvoice,
   type Database,
-} from './schema.js'
-import type { Guard } from './unavailable.js'
-import { BatchedLookup } from './batched-lookup.js'
-import { QueryCache, type FastPaths } from './query-cache.js'
+} from '../schema.js'
+import type { Guard } from '../unavailable.js'
+import { BatchedLookup } from '../batched-lookup.js'
+import { QueryCache, type FastPaths } from '../query-cache.js'
 
 function firstInvoice(rows: readonly Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number]>[]): Invoice | undefined {
   const row = rows[0]

@@ -1,9 +1,9 @@
 /** Merchants, API keys and webhook secrets over Kysely: the same queries serve SQLite and PostgreSQL. */
 import { randomUUID } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
-import type { ApiKeyId, MerchantId } from '../../domain/ids.js'
-import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../../domain/merchant.js'
-import type { ApiKeyRepo, MerchantRepo, WebhookSecretRepo } from '../../ports/store.js'
+import type { ApiKeyId, MerchantId } from '../../../domain/ids.js'
+import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../../../domain/merchant.js'
+import type { ApiKeyRepo, MerchantRepo, WebhookSecretRepo } from '../../../ports/store.js'
 import {
   API_KEY_COLUMNS,
   MERCHANT_COLUMNS,
@@ -15,8 +15,8 @@ import {
   rowToWebhookSecret,
   webhookSecretToRow,
   type Database,
-} from './schema.js'
-import type { Guard } from './unavailable.js'
+} from '../schema.js'
+import type { Guard } from '../unavailable.js'
 
 export class KyselyMerchantRepo implements MerchantRepo {
   readonly #db: Kysely<Database>

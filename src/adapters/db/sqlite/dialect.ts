@@ -1,6 +1,6 @@
 /**
  * The Kysely dialect of the embedded SQLite store: SQLite's own compiler and introspector, migrations in one
- * transaction, and the group-commit driver of sqlite-driver.ts (whose header says why Kysely's driver is replaced).
+ * transaction, and the group-commit driver of driver.ts (whose header says why Kysely's driver is replaced).
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import {
@@ -16,9 +16,9 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely'
-import { GroupCommitDriver, type LockWaitOptions, type SqliteReaders } from './sqlite-driver.js'
+import { GroupCommitDriver, type LockWaitOptions, type SqliteReaders } from './driver.js'
 
-export type { SqliteReaders } from './sqlite-driver.js'
+export type { SqliteReaders } from './driver.js'
 
 export class BetterSqliteDialect implements Dialect {
   #driver: GroupCommitDriver | undefined

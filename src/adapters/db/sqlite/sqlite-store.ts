@@ -7,12 +7,12 @@ import { mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { Kysely } from 'kysely'
-import type { Store } from '../../ports/store.js'
-import { StoreUnavailableError } from '../../ports/store.js'
-import { createKyselyStore } from './kysely-store.js'
-import type { Database } from './schema.js'
-import { BetterSqliteDialect, type SqliteReaders } from './sqlite-dialect.js'
-import { translateUnavailable } from './unavailable.js'
+import type { Store } from '../../../ports/store.js'
+import { StoreUnavailableError } from '../../../ports/store.js'
+import { createKyselyStore } from '../kysely-store.js'
+import type { Database } from '../schema.js'
+import { BetterSqliteDialect, type SqliteReaders } from './dialect.js'
+import { translateUnavailable } from '../unavailable.js'
 
 export interface SqliteStoreOptions {
   /** A file path (its directory is created if missing) or `:memory:`. */
@@ -59,7 +59,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     if (!inMemory) raw.pragma('journal_mode = WAL')
     raw.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
     raw.pragma('foreign_keys = ON')
-    // From here on, lock waits happen on timers in the driver (sqlite-lock-wait.ts), not inside SQLite's calls,
+    // From here on, lock waits happen on timers in the driver (lock-wait.ts), not inside SQLite's calls,
     // which would block the event loop. Opening above may still wait: nothing is served before it is done.
     raw.pragma('busy_timeout = 0')
   } catch (err) {
@@ -68,7 +68,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
   }
 
   // Committed-data reads on read-only connections of their own (WAL), so they never see an unacknowledged batch:
-  // one for reads outside transactions, one for the hot lookups answered synchronously (sqlite-hot-reads.ts).
+  // one for reads outside transactions, one for the hot lookups answered synchronously (hot-reads.ts).
   let readers: SqliteReaders | undefined
   if (!inMemory) {
     const openReader = (): BetterSqlite3.Database => {

@@ -16,11 +16,11 @@ import {
   type DeliveryStatus,
   type DeliveryWithAttempts,
   type WebhookEventType,
-} from '../../domain/delivery.js'
-import type { DeliveryId, EventId, InvoiceId, MerchantId } from '../../domain/ids.js'
-import type { DeliveryListQuery, DeliveryProgress, DeliveryQueueStats, DeliveryRepo } from '../../ports/store.js'
-import type { Database, DeliveryAttemptRow, DeliveryRow, SqlDialect } from './schema.js'
-import type { Guard } from './unavailable.js'
+} from '../../../domain/delivery.js'
+import type { DeliveryId, EventId, InvoiceId, MerchantId } from '../../../domain/ids.js'
+import type { DeliveryListQuery, DeliveryProgress, DeliveryQueueStats, DeliveryRepo } from '../../../ports/store.js'
+import type { Database, DeliveryAttemptRow, DeliveryRow, SqlDialect } from '../schema.js'
+import type { Guard } from '../unavailable.js'
 
 const DELIVERY_COLUMNS = [
   'id',

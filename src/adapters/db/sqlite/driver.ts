@@ -16,14 +16,14 @@
  * every such read of one event-loop pass (see `readNow`).
  *
  * Both connections run with busy_timeout = 0: a lock held by another process is waited for on timers
- * (sqlite-lock-wait.ts), never inside a synchronous call that would freeze the event loop.
+ * (lock-wait.ts), never inside a synchronous call that would freeze the event loop.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely'
-import { StoreUnavailableError } from '../../ports/store.js'
-import { HotReads } from './sqlite-hot-reads.js'
-import { LockWait, Mutex } from './sqlite-lock-wait.js'
-import { COMMIT, ROLLBACK, StatementCache } from './sqlite-statements.js'
+import { StoreUnavailableError } from '../../../ports/store.js'
+import { HotReads } from './hot-reads.js'
+import { LockWait, Mutex } from './lock-wait.js'
+import { COMMIT, ROLLBACK, StatementCache } from './statements.js'
 
 /** The read-only connections of a file database: `committed` for reads outside transactions, `hot` for `readNow`. */
 export interface SqliteReaders {
@@ -68,7 +68,7 @@ interface Waiter {
 export class GroupCommitDriver implements Driver {
   readonly #writer: StatementCache
   readonly #reader: StatementCache | undefined
-  /** The connection of `readNow` and its per-pass read snapshot (sqlite-hot-reads.ts). */
+  /** The connection of `readNow` and its per-pass read snapshot (hot-reads.ts). */
   readonly #hot: HotReads | undefined
   // One writer connection: transactions take turns on it, first come first served.
   readonly #mutex = new Mutex()
@@ -226,7 +226,7 @@ export class GroupCommitDriver implements Driver {
 
   /**
    * A read outside any transaction, answered synchronously on the hot read-only connection in the pass's read
-   * snapshot (sqlite-hot-reads.ts). Undefined when the query has to take `query`'s path: no read-only connection
+   * snapshot (hot-reads.ts). Undefined when the query has to take `query`'s path: no read-only connection
    * (`:memory:`), not a read, or the database busy (another process in exclusive locking mode; `query` waits for it
    * on timers).
    */

@@ -1,5 +1,5 @@
 /**
- * The hot lookups answered synchronously (sqlite-driver.ts `readNow`): reads outside any transaction on a read-only
+ * The hot lookups answered synchronously (driver.ts `readNow`): reads outside any transaction on a read-only
  * connection of their own, the same committed data Kysely's path reads, without its executor and its promise chain
  * around them (≈ 10 % of a getInfo request's CPU).
  *
@@ -12,8 +12,8 @@
  * Only this process writes invoices, the one thing these lookups read; the CLI beside it writes merchants and keys.
  */
 import type { CompiledQuery, QueryResult } from 'kysely'
-import { isSqliteBusy } from './sqlite-lock-wait.js'
-import { BEGIN, COMMIT, ROLLBACK, type StatementCache } from './sqlite-statements.js'
+import { isSqliteBusy } from './lock-wait.js'
+import { BEGIN, COMMIT, ROLLBACK, type StatementCache } from './statements.js'
 
 export class HotReads {
   #snapshot = false
