@@ -1,37 +1,27 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { api, expectProblem, expectStatus, unchecked, type TestClient } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
 describe('POST /api/v1/invoices — errors', () => {
   let t: TestApp
   let m: TestMerchant
+  let shop: TestClient
   beforeEach(async () => {
     t = await buildTestApp()
     m = await t.merchant()
+    shop = api(t).as(m)
   })
   afterEach(async () => t.close())
 
-  const post = (payload: string, headers: Record<string, string> = {}) =>
-    t.app.inject({
+  /** The body as written, with the merchant's key: for what the JSON parser and the content type decide. */
+  const post = (payload: string | Buffer, headers: Record<string, string> = {}) =>
+    shop.raw({
       method: 'POST',
       url: '/api/v1/invoices',
       payload,
-      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey, ...headers },
+      headers: { 'content-type': 'application/json', ...headers },
     })
-  const create = (body: Record<string, unknown>) => post(JSON.stringify(body))
-
-  const expectProblem = (
-    res: { statusCode: number; headers: Record<string, unknown>; json: () => any },
-    status: number,
-    code: string,
-  ) => {
-    expect(res.statusCode).toBe(status)
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
-    const p = res.json()
-    expect(p).toMatchObject({ type: 'about:blank', status, code })
-    expect(typeof p.title).toBe('string')
-    expect(typeof p.detail).toBe('string')
-    return p
-  }
+  const create = (body: Record<string, unknown>) => shop.createInvoice(unchecked(body))
 
   const countInvoices = async () =>
     (await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 1000, now: t.clock.now() })).length
@@ -49,7 +39,7 @@ describe('POST /api/v1/invoices — errors', () => {
 
   it('when required fields are missing, then each is named', async () => {
     const p = expectProblem(await create({ comment: 'x' }), 400, 'validation_failed')
-    expect(p.errors.map((e: { field: string }) => e.field).sort()).toEqual(['amount', 'currency', 'order_id'])
+    expect(p.errors?.map((e) => e.field).sort()).toEqual(['amount', 'currency', 'order_id'])
   })
 
   it.each([
@@ -102,9 +92,9 @@ describe('POST /api/v1/invoices — errors', () => {
     ],
   ])('when the body has %s, then 400 validation_failed on that field', async (_name, fields, field, message) => {
     const p = expectProblem(await create({ order_id: 'E2', ...fields }), 400, 'validation_failed')
-    const err = p.errors.find((e: { field: string }) => e.field === field)
+    const err = p.errors?.find((e) => e.field === field)
     expect(err, JSON.stringify(p.errors)).toBeDefined()
-    expect(err.message).toContain(message)
+    expect(err?.message).toContain(message)
     expect(await countInvoices()).toBe(0)
   })
 
@@ -116,9 +106,11 @@ describe('POST /api/v1/invoices — errors', () => {
     expectProblem(await post(''), 400, 'invalid_json')
   })
 
-  it('when the body is a JSON array or a string, then 400 validation_failed', async () => {
-    expectProblem(await post('[1,2]'), 400, 'validation_failed')
-    expectProblem(await post('"x"'), 400, 'validation_failed')
+  it.each([
+    ['a JSON array', '[1,2]'],
+    ['a JSON string', '"x"'],
+  ])('when the body is %s, then 400 validation_failed', async (_name, body) => {
+    expectProblem(await post(body), 400, 'validation_failed')
   })
 
   it.each([
@@ -147,13 +139,13 @@ describe('POST /api/v1/invoices — errors', () => {
       400,
       'validation_failed',
     )
-    expect(p.errors[0].field).toBe(`x${'[0]'.repeat(depth)}.__proto__`)
+    expect(p.errors?.[0]?.field).toBe(`x${'[0]'.repeat(depth)}.__proto__`)
     // as deep beside a numeric amount (read again for its text) or a string one: a 400, never a 500
     for (const amount of ['1', '"1.00"']) {
       const res = await post(
         `{"order_id":"P","amount":${amount},"currency":"RUB","x":${'['.repeat(depth)}${']'.repeat(depth)}}`,
       )
-      expect(res.statusCode, res.body).toBe(400)
+      expect(res.status, res.text).toBe(400)
     }
     expect(await countInvoices()).toBe(0)
   })
@@ -178,30 +170,36 @@ describe('POST /api/v1/invoices — errors', () => {
     },
   )
 
-  it("when a JSON number amount is written with at most the currency's decimals, then it is taken exactly", async () => {
-    for (const [n, written, stored] of [
-      [1, '100.5', '100.50'],
-      [2, '100.50', '100.50'],
-      [3, '7', '7.00'],
-      [4, '999999.99', '999999.99'],
-    ] as const) {
-      const res = await post(`{"order_id":"OK-${n}","amount":${written},"currency":"RUB"}`)
-      expect(res.statusCode, res.body).toBe(201)
-      expect(res.json().amount).toBe(stored)
-    }
-  })
+  it.each([
+    ['100.5', '100.50'],
+    ['100.50', '100.50'],
+    ['7', '7.00'],
+    ['999999.99', '999999.99'],
+  ])(
+    "when a JSON number amount is written with at most the currency's decimals (%s), then it is taken exactly",
+    async (written, stored) => {
+      const res = await post(`{"order_id":"OK","amount":${written},"currency":"RUB"}`)
+      expectStatus(res, 201)
+      expect(res.body.amount).toBe(stored)
+    },
+  )
 
-  it('when a key is given twice, then 400 invalid_json naming it and nothing is created: which one is meant is not guessed', async () => {
-    for (const body of [
-      '{"order_id":"D","amount":5,"amount":7,"currency":"RUB"}',
-      '{"order_id":"D","amount":"1.00","currency":"RUB","amount":"1000.00"}',
+  it.each([
+    ['amount, as two numbers', '{"order_id":"D","amount":5,"amount":7,"currency":"RUB"}', 'amount'],
+    ['amount, as two strings apart', '{"order_id":"D","amount":"1.00","currency":"RUB","amount":"1000.00"}', 'amount'],
+    [
+      'order_id, once written with an escape',
       '{"order_id":"D","amount":"1.00","currency":"RUB","order\\u005fid":"E"}',
-    ]) {
+      'order_id',
+    ],
+  ])(
+    'when a key is given twice (%s), then 400 invalid_json naming it and nothing is created: which one is meant is not guessed',
+    async (_name, body, key) => {
       const p = expectProblem(await post(body), 400, 'invalid_json')
-      expect(p.detail, body).toMatch(/^the key "(amount|order_id)" is given twice in one object$/)
-    }
-    expect(await countInvoices()).toBe(0)
-  })
+      expect(p.detail).toBe(`the key "${key}" is given twice in one object`)
+      expect(await countInvoices()).toBe(0)
+    },
+  )
 
   it('when the body is not valid UTF-8, then 400 invalid_json and nothing is created', async () => {
     const body = Buffer.concat([
@@ -209,32 +207,24 @@ describe('POST /api/v1/invoices — errors', () => {
       Buffer.from([0xe9]),
       Buffer.from('","amount":"5.00","currency":"RUB"}'),
     ])
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/invoices',
-      payload: body,
-      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-    })
-    expect(expectProblem(res, 400, 'invalid_json').detail).toBe('the body is not valid UTF-8')
+    expect(expectProblem(await post(body), 400, 'invalid_json').detail).toBe('the body is not valid UTF-8')
     expect(await countInvoices()).toBe(0)
   })
 
-  it('when order_id or comment holds half of a surrogate pair, then 400 validation_failed on it and nothing is created', async () => {
-    const oid = expectProblem(
-      await post('{"order_id":"X\\ud800","amount":"5.00","currency":"RUB"}'),
-      400,
-      'validation_failed',
-    )
-    expect(oid.errors).toEqual([{ field: 'order_id', message: expect.stringContaining('surrogate') }])
-    const comment = expectProblem(
-      await post('{"order_id":"X","amount":"5.00","currency":"RUB","comment":"a\\udfffb"}'),
-      400,
-      'validation_failed',
-    )
-    expect(comment.errors).toEqual([{ field: 'comment', message: expect.stringContaining('surrogate') }])
-    expect(await countInvoices()).toBe(0)
-    // a whole pair is one character, and welcome
-    expect((await post('{"order_id":"X\\ud83d\\udc4d","amount":"5.00","currency":"RUB"}')).statusCode).toBe(201)
+  it.each([
+    ['order_id', '{"order_id":"X\\ud800","amount":"5.00","currency":"RUB"}'],
+    ['comment', '{"order_id":"X","amount":"5.00","currency":"RUB","comment":"a\\udfffb"}'],
+  ])(
+    'when %s holds half of a surrogate pair, then 400 validation_failed on it and nothing is created',
+    async (field, body) => {
+      const p = expectProblem(await post(body), 400, 'validation_failed')
+      expect(p.errors).toEqual([{ field, message: expect.stringContaining('surrogate') }])
+      expect(await countInvoices()).toBe(0)
+    },
+  )
+
+  it('when order_id holds a whole surrogate pair, then it is one character, and welcome', async () => {
+    expectStatus(await post('{"order_id":"X\\ud83d\\udc4d","amount":"5.00","currency":"RUB"}'), 201)
   })
 
   it('when the body is larger than 16 KiB, then 413 payload_too_large', async () => {
@@ -245,42 +235,39 @@ describe('POST /api/v1/invoices — errors', () => {
     )
   })
 
-  it('when the content type is not JSON, then 415 unsupported_media_type', async () => {
-    expectProblem(
-      await post('order_id=1', { 'content-type': 'application/x-www-form-urlencoded' }),
-      415,
-      'unsupported_media_type',
-    )
-    expectProblem(await post('{"order_id":"1"}', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type')
+  it.each([
+    ['a form', 'application/x-www-form-urlencoded', 'order_id=1'],
+    ['text', 'text/plain', '{"order_id":"1"}'],
+  ])('when the content type is %s, not JSON, then 415 unsupported_media_type', async (_name, type, payload) => {
+    expectProblem(await post(payload, { 'content-type': type }), 415, 'unsupported_media_type')
   })
 
-  it('when the same order_id comes with another amount, then 409 order_id_conflict and the first invoice is unchanged', async () => {
-    const first = (await create({ order_id: 'C1', amount: '10.00', currency: 'RUB' })).json()
-    expect(
-      expectProblem(await create({ order_id: 'C1', amount: '11.00', currency: 'RUB' }), 409, 'order_id_conflict')
-        .detail,
-    ).toContain('cancel it first')
-    expectProblem(await create({ order_id: 'C1', amount: '10.00', currency: 'USD' }), 409, 'order_id_conflict')
-    expectProblem(
-      await create({ order_id: 'C1', amount: '10.00', currency: 'RUB', service: 'sbp' }),
-      409,
-      'order_id_conflict',
-    )
-    const info = await t.app.inject({ url: `/api/v1/invoices/${first.order_id}`, headers: { 'x-api-key': m.apiKey } })
-    expect(info.json()).toMatchObject({ amount: 10, currency: 'RUB', service: 'card', status: 'pending' })
-    expect(await countInvoices()).toBe(1)
-  })
+  it.each([
+    ['amount', { amount: '11.00' }],
+    ['currency', { currency: 'USD' }],
+    ['service', { service: 'sbp' }],
+  ])(
+    'when the same order_id comes with another %s, then 409 order_id_conflict and the first invoice is unchanged',
+    async (_name, change) => {
+      const first = await shop.newInvoice({ order_id: 'C1', amount: '10.00', currency: 'RUB' })
+      const p = expectProblem(
+        await shop.createInvoice({ order_id: 'C1', amount: '10.00', currency: 'RUB', ...change }),
+        409,
+        'order_id_conflict',
+      )
+      expect(p.detail).toContain('cancel it first')
+      const info = await shop.getInvoice(first)
+      expectStatus(info, 200)
+      expect(info.body).toMatchObject({ amount: 10, currency: 'RUB', service: 'card', status: 'pending' })
+      expect(await countInvoices()).toBe(1)
+    },
+  )
 
   it('when a paid order_id comes with another amount, then 409 order_id_conflict says a new order_id is needed (a paid invoice cannot be cancelled)', async () => {
-    const first = (await create({ order_id: 'C2', amount: '10.00', currency: 'RUB' })).json()
-    const paid = await t.app.inject({
-      method: 'POST',
-      url: `/pay/${first.order_id}/simulate`,
-      payload: { outcome: 'paid' },
-    })
-    expect(paid.statusCode).toBe(200)
+    const first = await shop.newInvoice({ order_id: 'C2', amount: '10.00', currency: 'RUB' })
+    expectStatus(await shop.simulate(first, { outcome: 'paid' }), 200)
     const p = expectProblem(
-      await create({ order_id: 'C2', amount: '11.00', currency: 'RUB' }),
+      await shop.createInvoice({ order_id: 'C2', amount: '11.00', currency: 'RUB' }),
       409,
       'order_id_conflict',
     )
@@ -289,22 +276,21 @@ describe('POST /api/v1/invoices — errors', () => {
   })
 
   it('when an unknown route is called, then 404 not_found as a problem', async () => {
-    const res = await t.app.inject({ url: '/api/v1/nope' })
+    const res = await api(t).raw({ url: '/api/v1/nope' })
     expectProblem(res, 404, 'not_found')
     expect(res.headers['x-request-id']).toBeTruthy()
   })
 
   it('when the amount uses a currency the service does not support, then 400 on currency', async () => {
     const t2 = await buildTestApp({ SERVICES: 'card,sbp:RUB' })
-    const m2 = await t2.merchant()
-    const res = await t2.app.inject({
-      method: 'POST',
-      url: '/api/v1/invoices',
-      headers: { 'content-type': 'application/json', 'x-api-key': m2.apiKey },
-      payload: JSON.stringify({ order_id: 'S', amount: 1, currency: 'USD', service: 'sbp' }),
-    })
-    expect(res.statusCode).toBe(400)
-    expect(res.json().errors[0]).toEqual({ field: 'currency', message: 'USD is not supported by service sbp' })
-    await t2.close()
+    try {
+      const res = await api(t2)
+        .as(await t2.merchant())
+        .createInvoice({ order_id: 'S', amount: 1, currency: 'USD', service: 'sbp' })
+      const p = expectProblem(res, 400, 'validation_failed')
+      expect(p.errors?.[0]).toEqual({ field: 'currency', message: 'USD is not supported by service sbp' })
+    } finally {
+      await t2.close()
+    }
   })
 })
