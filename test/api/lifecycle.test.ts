@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { sandboxProvider } from '../../src/adapters/sandbox-provider/sandbox-provider.js'
 import type { InvoiceId } from '../../src/domain/ids.js'
-import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { api, expectProblem, expectStatus, unchecked, type CreateInvoiceBody, type TestClient } from '../helpers/api.js'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3')
 
@@ -15,37 +16,31 @@ type Outcome = 'paid' | 'hold' | 'failed'
 describe('invoice lifecycle through the API (API.md B5)', () => {
   let t: TestApp
   let m: TestMerchant
-  let n = 0
+  /** The merchant's client; `buyer`, the payment page's (no key). */
+  let shop: TestClient
+  let buyer: TestClient
   beforeEach(async () => {
     t = await buildTestApp({ SERVICE_FEES: 'card=2.5%,sbp=0.4%+1.00', HOLD_LIFETIME: '3600' })
     m = await t.merchant()
+    shop = api(t).as(m)
+    buyer = api(t)
   })
   afterEach(async () => t.close())
 
-  const create = async (extra: Record<string, unknown> = {}): Promise<string> => {
-    n += 1
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/invoices',
-      ...json({ order_id: `LC-${n}`, amount: '100.10', currency: 'RUB', lifetime: 300, ...extra }),
-      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-    })
-    expect(res.statusCode).toBe(201)
-    return res.json().order_id
+  const create = (extra: Partial<CreateInvoiceBody> = {}): Promise<string> =>
+    shop.newInvoice({ amount: '100.10', currency: 'RUB', lifetime: 300, ...extra })
+  const simulate = (id: string, outcome: Outcome) => buyer.simulate(id, { outcome })
+  const info = async (id: string) => {
+    const res = await shop.getInvoice(id)
+    expectStatus(res, 200)
+    return res.body
   }
-  const simulate = (id: string, outcome: Outcome) =>
-    t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome }) })
-  const merchantAction = (id: string, action: 'capture' | 'cancel', key = m.apiKey) =>
-    t.app.inject({ method: 'POST', url: `/api/v1/invoices/${id}/${action}`, headers: { 'x-api-key': key } })
-  const info = async (id: string) =>
-    (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
   const events = async (id: string) => (await t.rt.store.events.listByInvoice(id as never)).map((e) => e.type)
 
   /** Drives a fresh invoice into `status` through the API. */
   const invoiceIn = async (status: 'pending' | 'hold' | 'paid' | 'failed' | 'expired'): Promise<string> => {
     const id = await create()
-    if (status === 'hold' || status === 'paid' || status === 'failed')
-      expect((await simulate(id, status)).statusCode).toBe(200)
+    if (status === 'hold' || status === 'paid' || status === 'failed') expectStatus(await simulate(id, status), 200)
     if (status === 'expired') {
       t.clock.advance(300)
       await t.sweep()
@@ -78,13 +73,11 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     const before = await events(id)
     const [kind, outcome] = request.split(' ')
     const res =
-      kind === 'simulate'
-        ? await simulate(id, outcome as Outcome)
-        : await merchantAction(id, kind as 'capture' | 'cancel')
-    expect(res.statusCode, res.body).toBe(status)
+      kind === 'simulate' ? await simulate(id, outcome as Outcome) : await shop[kind as 'capture' | 'cancel'](id)
+    expect(res.status, res.text).toBe(status)
     const after = await info(id)
     if (to === null) {
-      expect(res.json().code).toBe('invalid_transition')
+      expectProblem(res, 409, 'invalid_transition')
       expect(after.status).toBe(from)
       expect(await events(id)).toEqual(before)
     } else {
@@ -93,36 +86,43 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     }
   })
 
-  it('when paid, then paid_at is set and credited is the amount less the fee, rounded half up', async () => {
+  it('when paid, then paid_at is the time of the payment', async () => {
     const id = await create()
     t.clock.advance(10)
-    await simulate(id, 'paid')
-    const inv = await info(id)
-    // 2.5 % of 100.10 = 2.5025 → 2.50; credited 97.60
-    expect(inv.credited).toBe(97.6)
-    expect(inv.paid_at).toBe('2026-11-22T10:00:10.000Z')
-    const sbp = await create({ service: 'sbp' })
-    await simulate(sbp, 'paid')
-    // 0.4 % of 100.10 = 0.4004, + 1.00 = 1.4004 → 1.40; credited 98.70
-    expect((await info(sbp)).credited).toBe(98.7)
+    expectStatus(await simulate(id, 'paid'), 200)
+    expect((await info(id)).paid_at).toBe('2026-11-22T10:00:10.000Z')
   })
+
+  it.each([
+    // 2.5 % of 100.10 = 2.5025 → 2.50; credited 97.60
+    ['card', 'a percentage', 97.6],
+    // 0.4 % of 100.10 = 0.4004, + 1.00 = 1.4004 → 1.40; credited 98.70
+    ['sbp', 'a percentage and a fixed part', 98.7],
+  ])(
+    'when paid by %s (%s), then credited is the amount less the fee, rounded half up',
+    async (service, _fee, credited) => {
+      const id = await create({ service })
+      expectStatus(await simulate(id, 'paid'), 200)
+      expect((await info(id)).credited).toBe(credited)
+    },
+  )
 
   it('when capture answers, then it carries the invoice as getInfo returns it', async () => {
     const id = await invoiceIn('hold')
-    const res = await merchantAction(id, 'capture')
-    expect(res.json()).toEqual(await info(id))
+    const res = await shop.capture(id)
+    expectStatus(res, 200)
+    expect(res.body).toEqual(await info(id))
   })
 
-  it("when another merchant captures or cancels this merchant's invoice, then 404 and nothing changes", async () => {
-    const id = await invoiceIn('hold')
-    const other = await t.merchant('Other')
-    for (const action of ['capture', 'cancel'] as const) {
-      const res = await merchantAction(id, action, other.apiKey)
-      expect(res.statusCode).toBe(404)
-      expect(res.json().code).toBe('invoice_not_found')
-    }
-    expect((await info(id)).status).toBe('hold')
-  })
+  it.each(['capture', 'cancel'] as const)(
+    "when another merchant tries to %s this merchant's invoice, then 404 and nothing changes",
+    async (action) => {
+      const id = await invoiceIn('hold')
+      const other = api(t).as(await t.merchant('Other'))
+      expectProblem(await other[action](id), 404, 'invoice_not_found')
+      expect((await info(id)).status).toBe('hold')
+    },
+  )
 
   it('when an invoice reaches expired_at, then the sweep expires it once with one event, and a second sweep does nothing', async () => {
     const id = await create()
@@ -148,28 +148,38 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     expect(await events(id)).toEqual(['invoice.hold', 'invoice.failed'])
   })
 
-  it('when a hold has outlived the hold lifetime but no sweep has run yet (a restart), then the merchant can no longer capture it, only cancel it; the provider settling it still counts', async () => {
+  it('when the merchant captures a hold a second before it lapses, then it is paid', async () => {
     const early = await invoiceIn('hold')
-    const late = await invoiceIn('hold')
-    const cancelled = await invoiceIn('hold')
-    const settledByProvider = await invoiceIn('hold')
     t.clock.advance(3599)
-    expect((await merchantAction(early, 'capture')).statusCode).toBe(200) // a second before it lapses
-    t.clock.advance(1)
-    const refused = await merchantAction(late, 'capture')
-    expect(refused.statusCode).toBe(409)
-    expect(refused.json()).toMatchObject({
-      code: 'invalid_transition',
-      detail: expect.stringContaining('the hold lapsed at 2026-11-22T11:00:00.000Z'),
-    })
+    expectStatus(await shop.capture(early), 200)
+    await t.sweep()
+    expect(await events(early)).toEqual(['invoice.hold', 'invoice.paid'])
+  })
+
+  it('when a hold has outlived the hold lifetime but no sweep has run yet (a restart), then the merchant can no longer capture it; the next sweep fails it', async () => {
+    const late = await invoiceIn('hold')
+    t.clock.advance(3600)
+    const refused = expectProblem(await shop.capture(late), 409, 'invalid_transition')
+    expect(refused.detail).toContain('the hold lapsed at 2026-11-22T11:00:00.000Z')
     expect((await info(late)).status).toBe('hold') // until the sweep releases it
-    expect((await merchantAction(cancelled, 'cancel')).statusCode).toBe(200) // what the sweep would do anyway
-    // the acquirer holds the money: when it reports the hold settled, the invoice is paid
-    expect((await simulate(settledByProvider, 'paid')).statusCode).toBe(200)
     await t.sweep()
     expect((await info(late)).status).toBe('failed')
     expect(await events(late)).toEqual(['invoice.hold', 'invoice.failed'])
-    expect(await events(early)).toEqual(['invoice.hold', 'invoice.paid'])
+  })
+
+  it('when a hold has outlived the hold lifetime but no sweep has run yet (a restart), then the merchant can still cancel it', async () => {
+    const cancelled = await invoiceIn('hold')
+    t.clock.advance(3600)
+    expectStatus(await shop.cancel(cancelled), 200) // what the sweep would do anyway
+    expect(await events(cancelled)).toEqual(['invoice.hold', 'invoice.failed'])
+  })
+
+  it('when a hold has outlived the hold lifetime but no sweep has run yet (a restart), then the provider settling it still counts: it is paid', async () => {
+    // the acquirer holds the money: when it reports the hold settled, the invoice is paid
+    const settledByProvider = await invoiceIn('hold')
+    t.clock.advance(3600)
+    expectStatus(await simulate(settledByProvider, 'paid'), 200)
+    await t.sweep()
     expect(await events(settledByProvider)).toEqual(['invoice.hold', 'invoice.paid'])
   })
 
@@ -193,15 +203,11 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     )
     clock = own.clock
     try {
-      const { key, id } = await heldInvoice(own)
+      const { merchant, id } = await heldInvoice(own)
       own.clock.advance(59.5)
-      const res = await own.app.inject({
-        method: 'POST',
-        url: `/api/v1/invoices/${id}/capture`,
-        headers: { 'x-api-key': key },
-      })
-      expect(res.statusCode, res.body).toBe(200)
-      expect(res.json().status).toBe('paid')
+      const res = await api(own).as(merchant).capture(id)
+      expectStatus(res, 200)
+      expect(res.body.status).toBe('paid')
       expect(captured).toEqual([id])
       await own.sweep()
       expect((await own.rt.store.invoices.findById(id))?.status).toBe('paid')
@@ -218,10 +224,13 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     await t.sweep()
     const [event] = await t.rt.store.events.listByInvoice(id as never)
     expect(event?.createdAt.toISOString()).toBe(expiredAt)
-    const [delivery] = (
-      await t.app.inject({ url: `/api/v1/webhooks/deliveries?invoice_id=${id}`, headers: { 'x-api-key': m.apiKey } })
-    ).json().data
-    expect(delivery).toMatchObject({ type: 'invoice.expired', created_at: sweptAt, next_attempt_at: sweptAt })
+    const deliveries = await shop.listDeliveries({ invoice_id: id })
+    expectStatus(deliveries, 200)
+    expect(deliveries.body.data[0]).toMatchObject({
+      type: 'invoice.expired',
+      created_at: sweptAt,
+      next_attempt_at: sweptAt,
+    })
   })
 
   it('when a hold outlives the hold lifetime, then its funds are released at the provider before it fails; while the provider refuses, it stays a hold', async () => {
@@ -260,9 +269,9 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     // create on one instance; hold and capture on another whose clock is 10 s behind (API.md B6, per-invoice order)
     const id = await create({ callback_url: 'https://shop.example/hooks' })
     t.clock.advance(-10)
-    expect((await simulate(id, 'hold')).statusCode).toBe(200)
+    expectStatus(await simulate(id, 'hold'), 200)
     t.clock.advance(1)
-    expect((await merchantAction(id, 'capture')).statusCode).toBe(200)
+    expectStatus(await shop.capture(id), 200)
     const far = new Date(t.clock.now().getTime() + 3_600_000)
     const claim = () =>
       t.rt.store.transaction((tx) =>
@@ -283,23 +292,25 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     expect((await claim()).map((d) => d.type)).toEqual(['invoice.paid'])
   })
 
-  it.each(['application/json', 'application/x-www-form-urlencoded', 'text/plain'])(
-    'when capture or cancel come with an empty body labelled %s (as many HTTP clients send every POST), then it is no body: 200',
-    async (type) => {
-      const empty = (id: string, action: 'capture' | 'cancel') =>
-        t.app.inject({
-          method: 'POST',
-          url: `/api/v1/invoices/${id}/${action}`,
-          headers: { 'x-api-key': m.apiKey, 'content-type': type, 'content-length': '0' },
-          payload: '',
-        })
-      const held = await invoiceIn('hold')
-      const captured = await empty(held, 'capture')
-      expect(captured.statusCode, captured.body).toBe(200)
-      expect(captured.json().status).toBe('paid')
-      const cancelled = await empty(await invoiceIn('pending'), 'cancel')
-      expect(cancelled.statusCode, cancelled.body).toBe(200)
-      expect(cancelled.json().status).toBe('failed')
+  it.each([
+    ['capture', 'hold', 'application/json', 'paid'],
+    ['capture', 'hold', 'application/x-www-form-urlencoded', 'paid'],
+    ['capture', 'hold', 'text/plain', 'paid'],
+    ['cancel', 'pending', 'application/json', 'failed'],
+    ['cancel', 'pending', 'application/x-www-form-urlencoded', 'failed'],
+    ['cancel', 'pending', 'text/plain', 'failed'],
+  ] as const)(
+    'when %s of a %s invoice comes with an empty body labelled %s (as many HTTP clients send every POST), then it is no body: 200 and %s',
+    async (action, from, type, to) => {
+      const id = await invoiceIn(from)
+      const res = await shop.raw({
+        method: 'POST',
+        url: `/api/v1/invoices/${id}/${action}`,
+        headers: { 'content-type': type, 'content-length': '0' },
+        payload: '',
+      })
+      expectStatus(res, 200)
+      expect(res.body.status).toBe(to)
     },
   )
 
@@ -336,42 +347,36 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
     expect((await info(id)).status).toBe('failed')
   })
 
-  it('when capture comes with a body that is not JSON, then it is still refused and nothing changes', async () => {
-    const held = await invoiceIn('hold')
-    const post = (type: string, payload: string) =>
-      t.app.inject({
+  it.each([
+    ['malformed JSON', 'application/json', '{', 400, 'invalid_json'],
+    ['text', 'text/plain', 'capture', 415, 'unsupported_media_type'],
+  ] as const)(
+    'when capture comes with a body of %s, then it is still refused and nothing changes',
+    async (_name, type, payload, status, code) => {
+      const held = await invoiceIn('hold')
+      const res = await shop.raw({
         method: 'POST',
         url: `/api/v1/invoices/${held}/capture`,
-        headers: { 'x-api-key': m.apiKey, 'content-type': type },
+        headers: { 'content-type': type },
         payload,
       })
-    expect((await post('application/json', '{')).json().code).toBe('invalid_json')
-    expect((await post('text/plain', 'capture')).statusCode).toBe(415)
-    expect((await info(held)).status).toBe('hold')
-  })
+      expectProblem(res, status, code)
+      expect((await info(held)).status).toBe('hold')
+    },
+  )
 
   it('when a sandboxed payment is simulated with a bad outcome, then 400 validation_failed', async () => {
     const id = await create()
-    const res = await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'refund' }) })
-    expect(res.statusCode).toBe(400)
-    expect(res.json().code).toBe('validation_failed')
+    expectProblem(await buyer.simulate(id, unchecked({ outcome: 'refund' })), 400, 'validation_failed')
   })
 })
 
 /** In an app of a test's own (its own provider or HOLD_LIFETIME): a merchant and one invoice of it on hold. */
-async function heldInvoice(app: TestApp): Promise<{ key: string; id: InvoiceId }> {
-  const key = (await app.merchant()).apiKey
-  const created = await app.app.inject({
-    method: 'POST',
-    url: '/api/v1/invoices',
-    ...json({ order_id: 'HELD-1', amount: 5, currency: 'RUB' }),
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-  })
-  const id = created.json().order_id as InvoiceId
-  expect(
-    (await app.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'hold' }) })).statusCode,
-  ).toBe(200)
-  return { key, id }
+async function heldInvoice(app: TestApp): Promise<{ merchant: TestMerchant; id: InvoiceId }> {
+  const merchant = await app.merchant()
+  const id = (await api(app).as(merchant).newInvoice({ order_id: 'HELD-1', amount: 5 })) as InvoiceId
+  expectStatus(await api(app).simulate(id, { outcome: 'hold' }), 200)
+  return { merchant, id }
 }
 
 describe('racing transitions', () => {
@@ -479,16 +484,8 @@ describe('the fee on an invoice (API.md B4, SERVICE_FEES)', () => {
     try {
       const before = await buildTestApp({ DATABASE_URL, SERVICE_FEES: 'card=2.5%,sbp=10%' })
       const m = await before.merchant()
-      const create = async (orderId: string, service: string) => {
-        const res = await before.app.inject({
-          method: 'POST',
-          url: '/api/v1/invoices',
-          ...json({ order_id: orderId, amount: '100.10', currency: 'RUB', service }),
-          headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-        })
-        expect(res.statusCode).toBe(201)
-        return res.json().order_id as string
-      }
+      const create = (orderId: string, service: string) =>
+        api(before).as(m).newInvoice({ order_id: orderId, amount: '100.10', currency: 'RUB', service })
       const card = await create('F-card', 'card')
       const sbp = await create('F-sbp', 'sbp')
       const legacy = await create('F-legacy', 'card')
@@ -502,12 +499,10 @@ describe('the fee on an invoice (API.md B4, SERVICE_FEES)', () => {
       const after = await buildTestApp({ DATABASE_URL, SERVICES: 'card', SERVICE_FEES: 'card=5%' })
       try {
         const pay = async (id: string) => {
-          expect(
-            (await after.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: 'paid' }) }))
-              .statusCode,
-          ).toBe(200)
-          return (await after.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
-            .credited
+          expectStatus(await api(after).simulate(id, { outcome: 'paid' }), 200)
+          const res = await api(after).as(m).getInvoice(id)
+          expectStatus(res, 200)
+          return res.body.credited
         }
         // 2.5 % of 100.10 = 2.5025 → 2.50
         expect(await pay(card)).toBe(97.6)
