@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { sandboxProvider } from '../../src/adapters/sandbox-provider/sandbox-provider.js'
 import type { InvoiceId } from '../../src/domain/ids.js'
-import { api, expectProblem, expectStatus, unchecked, type CreateInvoiceBody, type TestClient } from '../helpers/api.js'
+import { api, expectProblem, expectStatus, unchecked, type InvoiceFields, type TestClient } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3')
@@ -27,7 +27,7 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
   })
   afterEach(async () => t.close())
 
-  const create = (extra: Partial<CreateInvoiceBody> = {}): Promise<string> =>
+  const create = (extra: InvoiceFields = {}): Promise<string> =>
     shop.newInvoice({ amount: '100.10', currency: 'RUB', lifetime: 300, ...extra })
   const simulate = (id: string, outcome: Outcome) => buyer.simulate(id, { outcome })
   const info = async (id: string) => {
