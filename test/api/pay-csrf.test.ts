@@ -1,52 +1,36 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { api, expectProblem, expectStatus, type Answer, type TestClient } from '../helpers/api.js'
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 
 // PUBLIC_URL of buildTestApp is http://pay.test
 const OWN = 'http://pay.test'
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 
 describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
   let t: TestApp
-  let m: TestMerchant
-  let n = 0
-  beforeEach(async () => {
-    t = await buildTestApp()
-    m = await t.merchant()
-  })
+  /** The merchant's client; `buyer`, the payment page's (no key). */
+  let shop: TestClient
+  let buyer: TestClient
+  const start = async (env: Record<string, string> = {}) => {
+    t = await buildTestApp(env)
+    shop = api(t).as(await t.merchant())
+    buyer = api(t)
+  }
+  beforeEach(async () => start())
   afterEach(async () => t.close())
 
-  const create = async (): Promise<string> => {
-    n += 1
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/invoices',
-      ...json({ order_id: `C-${n}`, amount: '10.00', currency: 'RUB' }),
-      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-    })
-    expect(res.statusCode).toBe(201)
-    return res.json().order_id
-  }
+  const create = (): Promise<string> => shop.newInvoice({ amount: '10.00' })
   const simulateJson = (id: string, headers: Record<string, string>) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/pay/${id}/simulate`,
-      headers: { 'content-type': 'application/json', ...headers },
-      payload: JSON.stringify({ outcome: 'paid' }),
-    })
+    buyer.simulate(id, { outcome: 'paid' }, { headers })
   const simulateForm = (id: string, headers: Record<string, string>) =>
-    t.app.inject({
-      method: 'POST',
-      url: `/pay/${id}/simulate`,
-      headers: { ...FORM, ...headers },
-      payload: 'outcome=paid',
-    })
-  const status = async (id: string) => (await t.app.inject({ url: `/pay/${id}/status` })).json().status
+    buyer.simulateForm(id, 'outcome=paid', { headers })
+  const status = async (id: string) => {
+    const res = await buyer.paymentStatus(id)
+    expectStatus(res, 200)
+    return res.body.status
+  }
 
-  const expectOriginRefused = (res: { statusCode: number; headers: Record<string, unknown>; json: () => any }) => {
-    expect(res.statusCode).toBe(400)
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
-    const p = res.json()
-    expect(p).toMatchObject({ type: 'about:blank', status: 400, code: 'validation_failed' })
+  const expectOriginRefused = (res: Answer) => {
+    const p = expectProblem(res, 400, 'validation_failed')
     expect(p.errors).toEqual([
       { field: 'origin', message: expect.stringMatching(/cross-(site|origin) request refused/) },
     ])
@@ -68,15 +52,22 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
     },
   )
 
-  it('when Origin is "null" (our page sends that: Referrer-Policy no-referrer), then Sec-Fetch-Site decides', async () => {
-    const a = await create()
-    expect((await simulateForm(a, { origin: 'null', 'sec-fetch-site': 'same-origin' })).statusCode).toBe(303)
-    expect(await status(a)).toBe('paid')
-    const b = await create()
-    expect((await simulateForm(b, { origin: 'null' })).statusCode).toBe(303)
-    const c = await create()
-    expectOriginRefused(await simulateForm(c, { origin: 'null', 'sec-fetch-site': 'cross-site' }))
-    expect(await status(c)).toBe('pending')
+  it.each([
+    ['same-origin', { 'sec-fetch-site': 'same-origin' }],
+    ['absent', {}],
+  ])(
+    'when Origin is "null" (our page sends that: Referrer-Policy no-referrer) and Sec-Fetch-Site is %s, then the form post is accepted',
+    async (_name, fetchSite) => {
+      const id = await create()
+      expect((await simulateForm(id, { origin: 'null', ...fetchSite })).status).toBe(303)
+      expect(await status(id)).toBe('paid')
+    },
+  )
+
+  it('when Origin is "null" and Sec-Fetch-Site says cross-site, then it is refused', async () => {
+    const id = await create()
+    expectOriginRefused(await simulateForm(id, { origin: 'null', 'sec-fetch-site': 'cross-site' }))
+    expect(await status(id)).toBe('pending')
   })
 
   it('when a JSON post comes from another origin, then it is refused as well', async () => {
@@ -97,22 +88,19 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
     expect(await status(id)).toBe('pending')
   })
 
-  it('when the cross-site post names an unknown invoice or carries a bad body, then the origin is still what is refused', async () => {
+  it('when the cross-site post names an unknown invoice, then the origin is still what is refused', async () => {
     expectOriginRefused(await simulateForm('00000000-0000-7000-8000-000000000000', { origin: 'https://evil.example' }))
+  })
+
+  it('when the cross-site post carries a bad body, then the origin is still what is refused', async () => {
     const id = await create()
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/pay/${id}/simulate`,
-      headers: { ...FORM, origin: 'https://evil.example' },
-      payload: 'outcome=bogus',
-    })
-    expectOriginRefused(res)
+    expectOriginRefused(await buyer.simulateForm(id, 'outcome=bogus', { headers: { origin: 'https://evil.example' } }))
   })
 
   it('when the form post comes from our own origin, then it is accepted (303 back to the page)', async () => {
     const id = await create()
     const res = await simulateForm(id, { origin: OWN, 'sec-fetch-site': 'same-origin' })
-    expect(res.statusCode).toBe(303)
+    expect(res.status).toBe(303)
     expect(res.headers.location).toBe(`/pay/${id}`)
     expect(await status(id)).toBe('paid')
   })
@@ -120,30 +108,31 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
   it('when the JSON post comes from our own origin, then it is accepted', async () => {
     const id = await create()
     const res = await simulateJson(id, { origin: OWN, 'sec-fetch-site': 'same-origin' })
-    expect(res.statusCode).toBe(200)
-    expect(res.json().status).toBe('paid')
+    expectStatus(res, 200)
+    expect(res.body.status).toBe('paid')
   })
 
   it('when Sec-Fetch-Site is none (a request the user made directly), then it is not refused', async () => {
     const b = await create()
-    expect((await simulateJson(b, { 'sec-fetch-site': 'none' })).statusCode).toBe(200)
+    expectStatus(await simulateJson(b, { 'sec-fetch-site': 'none' }), 200)
   })
 
-  it('when another origin of the same site posts without naming its origin (Origin: null by its no-referrer policy, or none), then it is refused', async () => {
-    // a page at another port or subdomain of the same site: Chromium sends Origin: null and Sec-Fetch-Site: same-site
-    const a = await create()
-    expectOriginRefused(await simulateForm(a, { origin: 'null', 'sec-fetch-site': 'same-site' }))
-    const b = await create()
-    expectOriginRefused(await simulateJson(b, { 'sec-fetch-site': 'same-site' }))
-    expect([await status(a), await status(b)]).toEqual(['pending', 'pending'])
-    // the page's own form post: Origin: null, same-origin
-    const c = await create()
-    expect((await simulateForm(c, { origin: 'null', 'sec-fetch-site': 'same-origin' })).statusCode).toBe(303)
+  // a page at another port or subdomain of the same site: Chromium sends Origin: null and Sec-Fetch-Site: same-site
+  it('when another origin of the same site posts a form with Origin: null (by its no-referrer policy), then it is refused', async () => {
+    const id = await create()
+    expectOriginRefused(await simulateForm(id, { origin: 'null', 'sec-fetch-site': 'same-site' }))
+    expect(await status(id)).toBe('pending')
+  })
+
+  it('when another origin of the same site posts JSON without naming its origin, then it is refused', async () => {
+    const id = await create()
+    expectOriginRefused(await simulateJson(id, { 'sec-fetch-site': 'same-site' }))
+    expect(await status(id)).toBe('pending')
   })
 
   it('when there is neither Origin nor Sec-Fetch-Site (curl, server-side), then it works as before', async () => {
     const id = await create()
-    expect((await simulateForm(id, {})).statusCode).toBe(303)
+    expect((await simulateForm(id, {})).status).toBe(303)
     expect(await status(id)).toBe('paid')
   })
 
@@ -155,35 +144,52 @@ describe('POST /pay/:id/simulate — cross-site requests (CSRF)', () => {
       host: '127.0.0.1:8080',
       'sec-fetch-site': 'same-origin',
     })
-    expect(res.statusCode, res.body).toBe(200)
+    expectStatus(res, 200)
+  })
+
+  it.each([
     // another site's page cannot claim our Host for its own origin
-    const other = await create()
-    expectOriginRefused(await simulateJson(other, { origin: 'http://evil.example', host: '127.0.0.1:8080' }))
-    expectOriginRefused(await simulateJson(other, { origin: 'http://127.0.0.1:8080', host: 'pay.test' }))
-    // our Host on the other scheme: the request came over http, so an https page is not this address's
-    expectOriginRefused(await simulateJson(other, { origin: 'https://127.0.0.1:8080', host: '127.0.0.1:8080' }))
-    expect(await status(other)).toBe('pending')
-  })
-
-  it('when behind a trusted proxy the page was opened over https at another host name, then only an https Origin of it is accepted', async () => {
-    await t.close()
-    t = await buildTestApp({ TRUST_PROXY: '1' })
-    m = await t.merchant()
-    const behind = { host: 'shop-pay.example', 'x-forwarded-proto': 'https', 'sec-fetch-site': 'same-origin' }
+    ['another site claims our Host', { origin: 'http://evil.example', host: '127.0.0.1:8080' }],
+    ['the Origin names another address of ours than the Host', { origin: 'http://127.0.0.1:8080', host: 'pay.test' }],
+    // the request came over http, so an https page is not this address's
+    ['our Host on the other scheme', { origin: 'https://127.0.0.1:8080', host: '127.0.0.1:8080' }],
+  ])('when the Origin is not the address the post came to (%s), then it is refused', async (_name, headers) => {
     const id = await create()
-    // a page at http://shop-pay.example (another server there, or an injected one) is not ours
-    expectOriginRefused(await simulateJson(id, { ...behind, origin: 'http://shop-pay.example' }))
+    expectOriginRefused(await simulateJson(id, headers))
     expect(await status(id)).toBe('pending')
-    const res = await simulateJson(id, { ...behind, origin: 'https://shop-pay.example' })
-    expect(res.statusCode, res.body).toBe(200)
   })
 
-  it('when PUBLIC_URL has a path, then its origin (scheme, host, port) is what counts', async () => {
-    await t.close()
-    t = await buildTestApp({ PUBLIC_URL: 'https://shop.example:8443/payments' })
-    m = await t.merchant()
-    const id = await create()
-    expectOriginRefused(await simulateJson(id, { origin: 'https://shop.example' }))
-    expect((await simulateJson(id, { origin: 'https://shop.example:8443' })).statusCode).toBe(200)
+  describe('behind a trusted proxy that reached us over https at another host name', () => {
+    const behind = { host: 'shop-pay.example', 'x-forwarded-proto': 'https', 'sec-fetch-site': 'same-origin' }
+    beforeEach(async () => {
+      await t.close()
+      await start({ TRUST_PROXY: '1' })
+    })
+
+    it('when the Origin is http at that host name (another server there, or an injected page), then it is refused', async () => {
+      const id = await create()
+      expectOriginRefused(await simulateJson(id, { ...behind, origin: 'http://shop-pay.example' }))
+      expect(await status(id)).toBe('pending')
+    })
+
+    it('when the Origin is https at that host name, then it is accepted', async () => {
+      const id = await create()
+      expectStatus(await simulateJson(id, { ...behind, origin: 'https://shop-pay.example' }), 200)
+    })
+  })
+
+  describe('with a PUBLIC_URL that has a path: its origin (scheme, host, port) is what counts', () => {
+    beforeEach(async () => {
+      await t.close()
+      await start({ PUBLIC_URL: 'https://shop.example:8443/payments' })
+    })
+
+    it('when the Origin leaves out the port of PUBLIC_URL, then it is refused', async () => {
+      expectOriginRefused(await simulateJson(await create(), { origin: 'https://shop.example' }))
+    })
+
+    it('when the Origin is scheme, host and port of PUBLIC_URL, then it is accepted', async () => {
+      expectStatus(await simulateJson(await create(), { origin: 'https://shop.example:8443' }), 200)
+    })
   })
 })
