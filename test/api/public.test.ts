@@ -1,62 +1,73 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { api, expectProblem, expectStatus, type TestClient } from '../helpers/api.js'
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 
 describe('public endpoints, request ids and documentation', () => {
   let t: TestApp
-  let m: TestMerchant
+  /** A client with no key: these endpoints are public. */
+  let anyone: TestClient
   beforeEach(async () => {
     t = await buildTestApp()
-    m = await t.merchant()
+    anyone = api(t)
   })
   afterEach(async () => t.close())
 
-  it('when probing health, then /healthz and /readyz answer 200', async () => {
-    expect((await t.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' })
-    expect((await t.app.inject({ url: '/readyz' })).json()).toEqual({ status: 'ready' })
+  it('when probing liveness, then /healthz answers 200 ok', async () => {
+    const res = await anyone.healthz()
+    expectStatus(res, 200)
+    expect(res.body).toEqual({ status: 'ok' })
+  })
+
+  it('when probing readiness, then /readyz answers 200 ready', async () => {
+    const res = await anyone.readyz()
+    expectStatus(res, 200)
+    expect(res.body).toEqual({ status: 'ready' })
   })
 
   it('when the database is closed, then /readyz answers 503 unavailable', async () => {
     await t.rt.store.close()
-    const res = await t.app.inject({ url: '/readyz' })
-    expect(res.statusCode).toBe(503)
-    expect(res.json().code).toBe('unavailable')
+    expectProblem(await anyone.readyz(), 503, 'unavailable')
   })
 
-  it('when a client sends x-request-id, then it is echoed; otherwise one is generated', async () => {
-    expect(
-      (await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id'],
-    ).toBe('abc-123')
-    expect((await t.app.inject({ url: '/healthz' })).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
-    const unsafe = await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'a b\tc' } })
+  it('when a client sends x-request-id, then it is echoed', async () => {
+    const res = await anyone.healthz({ headers: { 'x-request-id': 'abc-123' } })
+    expect(res.headers['x-request-id']).toBe('abc-123')
+  })
+
+  it('when a client sends no x-request-id, then one is generated', async () => {
+    expect((await anyone.healthz()).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('when a client sends an x-request-id with unsafe characters, then one is generated instead', async () => {
+    const unsafe = await anyone.healthz({ headers: { 'x-request-id': 'a b\tc' } })
     expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
-    const err = await t.app.inject({ url: '/api/v1/invoices', headers: { 'x-request-id': 'err-1' } })
-    expect(err.statusCode).toBe(401)
+  })
+
+  it('when a request with an x-request-id is refused, then the error echoes it too', async () => {
+    const err = await anyone.listInvoices({}, { headers: { 'x-request-id': 'err-1' } })
+    expectProblem(err, 401, 'missing_api_key')
     expect(err.headers['x-request-id']).toBe('err-1')
   })
 
-  it('when the QR of an unknown invoice is asked for, then 404 invoice_not_found', async () => {
-    for (const url of ['/qr/00000000-0000-7000-8000-000000000000.png', '/qr/nope.png']) {
-      const res = await t.app.inject({ url })
-      expect(res.statusCode).toBe(404)
-      expect(res.json().code).toBe('invoice_not_found')
-    }
+  it.each([
+    ['unknown', '00000000-0000-7000-8000-000000000000'],
+    ['not a UUID', 'nope'],
+  ])('when the QR of an invoice id that is %s is asked for, then 404 invoice_not_found', async (_name, id) => {
+    expectProblem(await anyone.qr(id), 404, 'invoice_not_found')
   })
 
   it('when an invoice is created, then /metrics counts it and the request by route', async () => {
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/invoices',
-      ...json({ order_id: 'M1', amount: 1, currency: 'RUB' }),
-      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-    })
-    const text = (await t.app.inject({ url: '/metrics' })).body
+    await api(t)
+      .as(await t.merchant())
+      .newInvoice({ order_id: 'M1', amount: 1, currency: 'RUB' })
+    const text = (await anyone.metrics()).text
     expect(text).toContain('invoices_created_total{currency="RUB",service="card"} 1')
     expect(text).toMatch(/http_requests_total\{method="POST",route="\/api\/v1\/invoices",status_code="201"\} 1/)
     expect(text).toContain('http_request_duration_seconds_bucket')
   })
 
   it('when /openapi.json is fetched, then it is OpenAPI 3.1 with every endpoint, its errors and the X-Api-Key scheme', async () => {
-    const doc = (await t.app.inject({ url: '/openapi.json' })).json()
+    const doc = (await anyone.openapi()).body
     expect(doc.openapi).toBe('3.1.0')
     expect(doc.components.securitySchemes.ApiKey).toEqual(
       expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }),
@@ -86,48 +97,41 @@ describe('public endpoints, request ids and documentation', () => {
     expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual([
       expect.stringMatching(/^text\/plain/),
     ])
-    const metrics = await t.app.inject({ url: '/metrics' })
+  })
+
+  it('when /metrics is fetched, then it answers the Prometheus text format', async () => {
+    const metrics = await anyone.metrics()
     expect(metrics.headers['content-type']).toMatch(/^text\/plain/)
-    expect(metrics.body).toMatch(/^# HELP /)
+    expect(metrics.text).toMatch(/^# HELP /)
   })
 
   it('when /docs is opened, then the reference renders from local assets only', async () => {
-    const page = await t.app.inject({ url: '/docs/' })
-    expect(page.statusCode).toBe(200)
+    const page = await anyone.raw({ url: '/docs/' })
+    expect(page.status).toBe(200)
     expect(page.headers['content-type']).toMatch(/text\/html/)
-    const srcs = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((x) => x[1] ?? '')
+    const srcs = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((x) => x[1] ?? '')
     expect(srcs.length).toBeGreaterThan(0)
     for (const s of srcs) expect(s).not.toMatch(/^(https?:)?\/\//)
-    const init = await t.app.inject({ url: '/docs/static/swagger-initializer.js' })
-    expect(init.statusCode).toBe(200)
+    const init = await anyone.raw({ url: '/docs/static/swagger-initializer.js' })
+    expect(init.status).toBe(200)
   })
 
   it('when an unexpected error happens, then 500 internal_error without internals, and the request id to quote', async () => {
     // a row no code path can write (an unknown currency) makes the wire mapping throw a plain Error
-    const good = (
-      await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/invoices',
-        ...json({ order_id: 'X1', amount: 1, currency: 'RUB' }),
-        headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-      })
-    ).json()
-    const stored = await t.rt.store.invoices.findById(good.order_id)
+    const shop = api(t).as(await t.merchant())
+    const good = await shop.newInvoice({ order_id: 'X1', amount: 1, currency: 'RUB' })
+    const stored = await t.rt.store.invoices.findById(good as never)
     const broken = { ...stored!, id: '00000000-0000-7000-8000-0000000000aa' as never, orderId: 'X2', currency: 'ZZZ' }
     await t.rt.store.transaction((tx) => tx.invoices.insert(broken))
-    const res = await t.app.inject({
-      url: `/api/v1/invoices/${broken.id}`,
-      headers: { 'x-api-key': m.apiKey, 'x-request-id': 'boom-1' },
-    })
-    expect(res.statusCode).toBe(500)
-    expect(res.headers['content-type']).toMatch(/problem\+json/)
-    expect(res.json()).toEqual({
+    const res = await shop.getInvoice(broken.id, { headers: { 'x-request-id': 'boom-1' } })
+    expectProblem(res, 500, 'internal_error')
+    expect(res.body).toEqual({
       type: 'about:blank',
       title: 'Internal Server Error',
       status: 500,
       code: 'internal_error',
       detail: 'an internal error occurred; quote request id boom-1 to the operator',
     })
-    expect(res.body).not.toContain('ZZZ')
+    expect(res.text).not.toContain('ZZZ')
   })
 })
