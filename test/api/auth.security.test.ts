@@ -2,118 +2,116 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { issueApiKey } from '../../src/app/issue-api-key.js'
 import { revokeApiKey } from '../../src/app/revoke-api-key.js'
 import { setMerchantStatus } from '../../src/app/set-merchant-status.js'
-import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { api, expectProblem, expectStatus, type Answer, type TestClient } from '../helpers/api.js'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+
+const UNKNOWN = '00000000-0000-7000-8000-000000000000'
 
 describe('API keys (API.md B1)', () => {
   let t: TestApp
   let m: TestMerchant
+  let shop: TestClient
   beforeEach(async () => {
     t = await buildTestApp()
     m = await t.merchant()
+    shop = api(t).as(m)
   })
   afterEach(async () => t.close())
 
-  const create = (key: string | undefined, orderId = 'K-1') =>
-    t.app.inject({
-      method: 'POST',
-      url: '/api/v1/invoices',
-      ...json({ order_id: orderId, amount: 1, currency: 'RUB' }),
-      headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'x-api-key': key }) },
-    })
+  /** A create as `who` (by default the merchant), or with no key at all. */
+  const create = (who: { apiKey: string } | null = m, orderId = 'K-1') =>
+    (who === null ? api(t) : api(t).as(who)).createInvoice({ order_id: orderId, amount: 1, currency: 'RUB' })
 
-  it('when no key is sent, then 401 missing_api_key on every merchant endpoint', async () => {
-    for (const res of [
-      await create(undefined),
-      await t.app.inject({ url: `/api/invoice/getInfo?merchant_id=${m.id}&order_id=x` }),
-      await t.app.inject({ url: '/api/v1/invoices' }),
-      await t.app.inject({ url: '/api/v1/invoices/00000000-0000-7000-8000-000000000000' }),
-    ]) {
-      expect(res.statusCode).toBe(401)
-      expect(res.headers['content-type']).toMatch(/problem\+json/)
-      expect(res.json().code).toBe('missing_api_key')
-    }
+  it.each([
+    ['POST /api/v1/invoices', () => create(null)],
+    ['GET /api/invoice/getInfo', () => api(t).getInfo({ merchant_id: m.id, order_id: 'x' })],
+    ['GET /api/v1/invoices', () => api(t).listInvoices()],
+    ['GET /api/v1/invoices/{id}', () => api(t).getInvoice(UNKNOWN)],
+  ])('when no key is sent to %s, then 401 missing_api_key', async (_route, send) => {
+    expectProblem(await send(), 401, 'missing_api_key')
   })
 
   it('when a merchant route answers, whatever the answer, then Cache-Control: no-store (the key is no Authorization header a shared cache would respect)', async () => {
-    const created = await create(m.apiKey)
-    expect(created.statusCode).toBe(201)
-    const id = created.json().order_id
-    for (const res of [
+    const created = await create()
+    expectStatus(created, 201)
+    const id = created.body.order_id
+    const answers: Answer[] = [
       created,
-      await create(m.apiKey), // a repeat: 200
-      await t.app.inject({
-        url: `/api/invoice/getInfo?merchant_id=${m.id}&invoice_id=${id}`,
-        headers: { 'x-api-key': m.apiKey },
-      }),
-      await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } }),
-      await t.app.inject({ url: '/api/v1/invoices', headers: { 'x-api-key': m.apiKey } }),
-      await t.app.inject({ url: '/api/v1/webhooks/deliveries', headers: { 'x-api-key': m.apiKey } }),
-      await t.app.inject({ url: `/api/v1/invoices/${id}` }), // 401
-      await t.app.inject({
-        url: '/api/v1/invoices/00000000-0000-7000-8000-000000000000',
-        headers: { 'x-api-key': m.apiKey },
-      }), // 404
-    ]) {
-      expect(res.headers['cache-control'], `${res.statusCode} ${res.body.slice(0, 80)}`).toBe('no-store')
-    }
-    // the QR image stays cacheable: it is public and never changes
-    expect((await t.app.inject({ url: `/qr/${id}.png` })).headers['cache-control']).toBe(
-      'public, max-age=86400, immutable',
-    )
-  })
-
-  it('when an unknown or malformed key is sent, then 401 invalid_api_key', async () => {
-    for (const key of [
-      'mk_' + 'A'.repeat(43),
-      'nonsense',
-      m.apiKey.slice(0, -1) + (m.apiKey.endsWith('A') ? 'B' : 'A'),
-      `${m.apiKey}x`,
-    ]) {
-      const res = await create(key)
-      expect(res.statusCode).toBe(401)
-      expect(res.json().code).toBe('invalid_api_key')
+      await create(), // a repeat: 200
+      await shop.getInfo({ merchant_id: m.id, invoice_id: id }),
+      await shop.getInvoice(id),
+      await shop.listInvoices(),
+      await shop.listDeliveries(),
+      await api(t).getInvoice(id), // 401
+      await shop.getInvoice(UNKNOWN), // 404
+    ]
+    for (const res of answers) {
+      expect(res.headers['cache-control'], `${res.status} ${res.text.slice(0, 80)}`).toBe('no-store')
     }
   })
 
-  it('when a merchant holds several keys, then each works; a revoked one fails at once (cache off)', async () => {
+  it('when the QR image is served, then it stays cacheable: it is public and never changes', async () => {
+    const id = await shop.newInvoice()
+    expect((await api(t).qr(id)).headers['cache-control']).toBe('public, max-age=86400, immutable')
+  })
+
+  it.each([
+    ['a well-formed key nobody holds', () => 'mk_' + 'A'.repeat(43)],
+    ['nonsense', () => 'nonsense'],
+    [
+      "the merchant's key with its last character changed",
+      (k: string) => k.slice(0, -1) + (k.endsWith('A') ? 'B' : 'A'),
+    ],
+    ["the merchant's key with a character more", (k: string) => `${k}x`],
+  ])('when the key sent is %s, then 401 invalid_api_key', async (_name, keyFrom) => {
+    expectProblem(await create({ apiKey: keyFrom(m.apiKey) }), 401, 'invalid_api_key')
+  })
+
+  it('when a merchant holds several keys, then each works', async () => {
     const second = await issueApiKey(t.rt.deps, m.id)
-    expect((await create(m.apiKey, 'K-a')).statusCode).toBe(201)
-    expect((await create(second.apiKey, 'K-b')).statusCode).toBe(201)
-    await revokeApiKey(t.rt.deps, m.apiKeyId)
-    expect((await create(m.apiKey, 'K-c')).json().code).toBe('invalid_api_key')
-    expect((await create(second.apiKey, 'K-d')).statusCode).toBe(201)
+    expectStatus(await create(m, 'K-a'), 201)
+    expectStatus(await create(second, 'K-b'), 201)
   })
 
-  it('when the merchant is disabled, then 403 merchant_disabled; enabled again, it works', async () => {
+  it('when one of several keys is revoked, then it fails at once (cache off) and the others still work', async () => {
+    const second = await issueApiKey(t.rt.deps, m.id)
+    await revokeApiKey(t.rt.deps, m.apiKeyId)
+    expectProblem(await create(m, 'K-c'), 401, 'invalid_api_key')
+    expectStatus(await create(second, 'K-d'), 201)
+  })
+
+  it('when the merchant is disabled, then 403 merchant_disabled', async () => {
     await setMerchantStatus(t.rt.deps, m.id, 'disabled')
-    const res = await create(m.apiKey)
-    expect(res.statusCode).toBe(403)
-    expect(res.json().code).toBe('merchant_disabled')
+    expectProblem(await create(), 403, 'merchant_disabled')
+  })
+
+  it('when a disabled merchant is enabled again, then its key works', async () => {
+    await setMerchantStatus(t.rt.deps, m.id, 'disabled')
     await setMerchantStatus(t.rt.deps, m.id, 'active')
-    expect((await create(m.apiKey)).statusCode).toBe(201)
+    expectStatus(await create(), 201)
   })
 
   it('when keys are cached, then a revocation still takes effect within the cache lifetime', async () => {
     const t2 = await buildTestApp({ KEY_CACHE_TTL: '2' })
     const m2 = await t2.merchant()
-    const req = () => t2.app.inject({ url: '/api/v1/invoices', headers: { 'x-api-key': m2.apiKey } })
-    expect((await req()).statusCode).toBe(200)
+    const req = () => api(t2).as(m2).listInvoices()
+    expectStatus(await req(), 200)
     await revokeApiKey(t2.rt.deps, m2.apiKeyId)
     t2.clock.advance(2)
-    expect((await req()).json().code).toBe('invalid_api_key')
+    expectProblem(await req(), 401, 'invalid_api_key')
     await t2.close()
   })
 
   it('when the clock steps back after a key was cached, then a revocation still takes effect within the cache lifetime', async () => {
     const t2 = await buildTestApp({ KEY_CACHE_TTL: '2' })
     const m2 = await t2.merchant()
-    const req = () => t2.app.inject({ url: '/api/v1/invoices', headers: { 'x-api-key': m2.apiKey } })
-    expect((await req()).statusCode).toBe(200)
+    const req = () => api(t2).as(m2).listInvoices()
+    expectStatus(await req(), 200)
     t2.clock.advance(-3600) // NTP correcting a clock that ran an hour fast
     await revokeApiKey(t2.rt.deps, m2.apiKeyId)
     t2.clock.advance(2)
     // the entry looked 3,598 s younger than it was: accepted for another hour
-    expect((await req()).json().code).toBe('invalid_api_key')
+    expectProblem(await req(), 401, 'invalid_api_key')
     await t2.close()
   })
 
@@ -126,12 +124,17 @@ describe('API keys (API.md B1)', () => {
   })
 
   it("when a merchant asks for another merchant's invoice by id, then 404 as if it did not exist", async () => {
-    const inv = (await create(m.apiKey)).json()
-    const other = await t.merchant('Other')
-    const res = await t.app.inject({ url: `/api/v1/invoices/${inv.order_id}`, headers: { 'x-api-key': other.apiKey } })
-    expect(res.statusCode).toBe(404)
-    expect(res.json().code).toBe('invoice_not_found')
-    const list = await t.app.inject({ url: '/api/v1/invoices', headers: { 'x-api-key': other.apiKey } })
-    expect(list.json().data).toEqual([])
+    const id = await shop.newInvoice()
+    const other = api(t).as(await t.merchant('Other'))
+    expectProblem(await other.getInvoice(id), 404, 'invoice_not_found')
+  })
+
+  it("when a merchant lists invoices, then another merchant's are not among them", async () => {
+    await shop.newInvoice()
+    const list = await api(t)
+      .as(await t.merchant('Other'))
+      .listInvoices()
+    expectStatus(list, 200)
+    expect(list.body.data).toEqual([])
   })
 })
