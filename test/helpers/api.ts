@@ -281,11 +281,11 @@ export function expectProblem(res: Answer, status: number, code: ProblemCode): P
 
 function search(query: Record<string, unknown> | Unchecked | string): string {
   if (typeof query === 'string') return query === '' || query.startsWith('?') ? query : `?${query}`
-  const params = new URLSearchParams()
+  const pairs: string[] = []
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue
-    for (const v of Array.isArray(value) ? value : [value]) params.append(key, String(v))
+    for (const v of Array.isArray(value) ? value : [value])
+      pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`)
   }
-  const s = params.toString()
-  return s === '' ? '' : `?${s}`
+  return pairs.length === 0 ? '' : `?${pairs.join('&')}`
 }
