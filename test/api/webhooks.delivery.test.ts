@@ -6,6 +6,7 @@ import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { rotateWebhookSecret } from '../../src/app/rotate-webhook-secret.js'
 import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
+import { api, expectStatus, type Delivery, type InvoiceFields } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { sleep, startReceiver, type Receiver, type ReceivedWebhook } from '../helpers/webhook-receiver.js'
 
@@ -42,71 +43,40 @@ async function setup(env: Record<string, string> = {}): Promise<Ctx> {
 }
 
 let n = 0
-async function create(c: Ctx, extra: Record<string, unknown> = {}): Promise<string> {
+async function create(c: Ctx, extra: InvoiceFields = {}): Promise<string> {
   n += 1
-  const res = await c.t.app.inject({
-    method: 'POST',
-    url: '/api/v1/invoices',
-    headers: { 'content-type': 'application/json', 'x-api-key': c.m.apiKey },
-    payload: JSON.stringify({
-      order_id: `WH-${n}`,
-      amount: '100.10',
-      currency: 'RUB',
-      callback_url: c.rx.url,
-      ...extra,
-    }),
-  })
-  expect(res.statusCode, res.body).toBe(201)
-  return res.json().order_id
+  return api(c.t)
+    .as(c.m)
+    .newInvoice({ order_id: `WH-${n}`, amount: '100.10', currency: 'RUB', callback_url: c.rx.url, ...extra })
 }
 
 async function simulate(c: Ctx, id: string, outcome: 'paid' | 'hold' | 'failed'): Promise<void> {
-  const res = await c.t.app.inject({
-    method: 'POST',
-    url: `/pay/${id}/simulate`,
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({ outcome }),
-  })
-  expect(res.statusCode, res.body).toBe(200)
+  expectStatus(await api(c.t).simulate(id, { outcome }), 200)
 }
 
 async function capture(c: Ctx, id: string): Promise<void> {
-  const res = await c.t.app.inject({
-    method: 'POST',
-    url: `/api/v1/invoices/${id}/capture`,
-    headers: { 'x-api-key': c.m.apiKey },
-  })
-  expect(res.statusCode, res.body).toBe(200)
+  expectStatus(await api(c.t).as(c.m).capture(id), 200)
 }
 
-const info = async (c: Ctx, id: string) =>
-  (await c.t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': c.m.apiKey } })).json()
-
-interface WireDelivery {
-  id: string
-  event_id: string
-  type: string
-  status: string
-  attempts: { at: string; status_code: number | null; latency_ms: number; error: string | null }[]
-  next_attempt_at: string | null
+const info = async (c: Ctx, id: string) => {
+  const res = await api(c.t).as(c.m).getInvoice(id)
+  expectStatus(res, 200)
+  return res.body
 }
 
-async function deliveriesOf(c: Ctx, invoiceId: string): Promise<WireDelivery[]> {
-  const res = await c.t.app.inject({
-    url: `/api/v1/webhooks/deliveries?invoice_id=${invoiceId}`,
-    headers: { 'x-api-key': c.m.apiKey },
-  })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json().data
+async function deliveriesOf(c: Ctx, invoiceId: string): Promise<Delivery[]> {
+  const res = await api(c.t).as(c.m).listDeliveries({ invoice_id: invoiceId })
+  expectStatus(res, 200)
+  return res.body.data
 }
 
 /** Polls the delivery log until `done` holds (the receiver has answered before the attempt is recorded). */
 async function logUntil(
   c: Ctx,
   invoiceId: string,
-  done: (ds: WireDelivery[]) => boolean,
+  done: (ds: Delivery[]) => boolean,
   timeoutMs = 5000,
-): Promise<WireDelivery[]> {
+): Promise<Delivery[]> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const ds = await deliveriesOf(c, invoiceId)
@@ -420,13 +390,9 @@ describe('webhook delivery (API.md B6)', () => {
     while (c.rx.received.length === 0) await sleep(5) // arrived; its answer takes 1 s
     const [d] = await deliveriesOf(c, id)
     expect(d).toMatchObject({ status: 'pending', attempts: [] })
-    const retried = await c.t.app.inject({
-      method: 'POST',
-      url: `/api/v1/webhooks/deliveries/${d!.id}/retry`,
-      headers: { 'x-api-key': c.m.apiKey },
-    })
-    expect(retried.statusCode, retried.body).toBe(202)
-    expect(retried.json()).toMatchObject({ id: d!.id, status: 'pending' })
+    const retried = await api(c.t).as(c.m).retryDelivery(d!.id)
+    expectStatus(retried, 202)
+    expect(retried.body).toMatchObject({ id: d!.id, status: 'pending' })
     await logUntil(c, id, (ds) => ds[0]?.status === 'succeeded')
     await sleep(300)
     // requeued under the running attempt, it went out again at once, alongside
