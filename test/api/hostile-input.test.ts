@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ERROR_STATUS } from '../../src/domain/errors.js'
-import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { api, expectStatus, type Answer, type TestClient } from '../helpers/api.js'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
 /**
  * Hostile input through the real app (issue #6): whatever a client sends to the create, getInfo and simulate
@@ -12,8 +13,6 @@ import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/
 const RUNS = 1000
 const TIMEOUT = 120_000
 const CODES_4XX = Object.entries(ERROR_STATUS).filter(([, s]) => s >= 400 && s < 500)
-
-type Res = { statusCode: number; headers: Record<string, unknown>; body: string; json: () => any }
 
 const OWN_ORIGIN = 'http://pay.test'
 
@@ -245,18 +244,16 @@ const payloadOf = (body: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<st
 describe('hostile input (issue #6): never a 5xx, refusals change nothing', () => {
   let t: TestApp
   let m: TestMerchant
+  /** The merchant's client; `buyer`, the payment page's (no key). */
+  let shop: TestClient
+  let buyer: TestClient
   let invoiceId: string
   beforeAll(async () => {
     t = await buildTestApp({ RATE_LIMIT_BURST: '1000000', RATE_LIMIT_RPS: '1000000' })
     m = await t.merchant('Hostile')
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/invoices',
-      ...json({ order_id: 'known', amount: 10, currency: 'RUB' }),
-      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-    })
-    expect(res.statusCode).toBe(201)
-    invoiceId = res.json().order_id
+    shop = api(t).as(m)
+    buyer = api(t)
+    invoiceId = await shop.newInvoice({ order_id: 'known', amount: 10, currency: 'RUB' })
   })
   afterAll(async () => t.close())
 
@@ -264,36 +261,33 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
     (await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 1_000_000, now: t.clock.now() })).length
 
   /** A 4xx is a B7 problem document whose code belongs to its status; nothing is a 5xx. */
-  const expectWellFormed = (res: Res, allow3xx = false): void => {
-    const ok = (res.statusCode >= 200 && res.statusCode < 300) || (allow3xx && res.statusCode === 303)
+  const expectWellFormed = (res: Answer, allow3xx = false): void => {
+    const ok = (res.status >= 200 && res.status < 300) || (allow3xx && res.status === 303)
     if (ok) return
-    expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400)
-    expect(res.statusCode, res.body).toBeLessThan(500)
+    expect(res.status, res.text).toBeGreaterThanOrEqual(400)
+    expect(res.status, res.text).toBeLessThan(500)
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
-    const p = res.json()
+    const p = res.body as { code: string; status: number }
     const known = CODES_4XX.find(([code]) => code === p.code)
-    expect(known, res.body).toBeDefined()
-    expect(known?.[1]).toBe(res.statusCode)
-    expect(p.status).toBe(res.statusCode)
+    expect(known, res.text).toBeDefined()
+    expect(known?.[1]).toBe(res.status)
+    expect(p.status).toBe(res.status)
   }
 
-  const expectAlive = async (): Promise<void> => {
-    const res = await t.app.inject({ url: '/healthz' })
-    expect(res.statusCode).toBe(200)
-  }
+  const expectAlive = async (): Promise<void> => expectStatus(await buyer.healthz(), 200)
 
   it('create: random bodies, content types and bytes', { timeout: TIMEOUT }, async () => {
     let expected = await countInvoices()
     const seen = new Set<number>()
     await fc.assert(
       fc.asyncProperty(payloadOf(anyCreateBody), contentType, async (payload, type) => {
-        const headers: Record<string, string> = { 'x-api-key': m.apiKey }
+        const headers: Record<string, string> = {}
         if (type !== undefined) headers['content-type'] = type
-        const res = await t.app.inject({ method: 'POST', url: '/api/v1/invoices', headers, payload })
-        seen.add(res.statusCode)
+        const res = await shop.raw({ method: 'POST', url: '/api/v1/invoices', headers, payload })
+        seen.add(res.status)
         expectWellFormed(res)
-        if (res.statusCode === 201) expected += 1
-        else if (res.statusCode !== 200) expect(await countInvoices()).toBe(expected)
+        if (res.status === 201) expected += 1
+        else if (res.status !== 200) expect(await countInvoices()).toBe(expected)
         await expectAlive()
       }),
       // one case of each status among them for certain, so the spread check below never depends on the seed: a new
@@ -372,13 +366,10 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
         fc.constantFrom('', `merchant_id=${m.id}&order_id=known&`, `merchant_id=${m.id}&invoice_id=${invoiceId}&`),
         fc.array(pair, { maxLength: 8 }),
         async (valid, pairs) => {
-          const res = await t.app.inject({
-            url: `/api/invoice/getInfo?${valid}${pairs.join('&')}`,
-            headers: { 'x-api-key': m.apiKey },
-          })
-          seen.add(res.statusCode)
+          const res = await shop.raw({ url: `/api/invoice/getInfo?${valid}${pairs.join('&')}` })
+          seen.add(res.status)
           expectWellFormed(res)
-          if (res.statusCode === 200) expect(res.json().merchant_id).toBe(m.id)
+          if (res.status === 200) expect(res.body.merchant_id).toBe(m.id)
           await expectAlive()
         },
       ),
@@ -484,39 +475,34 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-origin' },
     )
-    const before = fc.constantFrom<string | undefined>(undefined, undefined, 'hold', 'paid', 'failed')
+    const before = fc.constantFrom<'hold' | 'paid' | 'failed' | undefined>(
+      undefined,
+      undefined,
+      'hold',
+      'paid',
+      'failed',
+    )
     const seen = new Set<number>()
 
     await fc.assert(
       fc.asyncProperty(request, target, query, origin, before, async (req, otherId, q, originHeaders, initial) => {
         n += 1
-        const created = await t.app.inject({
-          method: 'POST',
-          url: '/api/v1/invoices',
-          ...json({ order_id: `S-${n}`, amount: '10.00', currency: 'RUB' }),
-          headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-        })
-        expect(created.statusCode).toBe(201)
-        const id: string = created.json().order_id
-        if (initial !== undefined)
-          expect(
-            (await t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome: initial }) }))
-              .statusCode,
-          ).toBe(200)
+        const id = await shop.newInvoice({ order_id: `S-${n}`, amount: '10.00', currency: 'RUB' })
+        if (initial !== undefined) expectStatus(await buyer.simulate(id, { outcome: initial }), 200)
         const statusBefore = (await t.rt.store.invoices.findById(id as never))?.status
 
         const headers: Record<string, string> = { ...originHeaders }
         if (req.type !== undefined) headers['content-type'] = req.type
-        const res = await t.app.inject({
+        const res = await buyer.raw({
           method: 'POST',
           url: `/pay/${otherId ?? id}/simulate${q}`,
           headers,
           payload: req.payload,
         })
-        seen.add(res.statusCode)
+        seen.add(res.status)
         expectWellFormed(res, true)
         const statusAfter = (await t.rt.store.invoices.findById(id as never))?.status
-        if (res.statusCode >= 400 || otherId !== undefined) expect(statusAfter).toBe(statusBefore)
+        if (res.status >= 400 || otherId !== undefined) expect(statusAfter).toBe(statusBefore)
         await expectAlive()
       }),
       {
