@@ -8,6 +8,7 @@ import {
   renderDocument,
   renderTypes,
 } from '../../scripts/client-codegen.mjs'
+import { api } from '../helpers/api.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -22,7 +23,7 @@ describe('the generated client files', () => {
   let doc: unknown
   beforeAll(async () => {
     t = await buildTestApp({ ...GENERATION_ENV }, { db: 'sqlite' })
-    doc = (await t.app.inject({ url: '/openapi.json' })).json()
+    doc = (await api(t).openapi()).body
   })
   afterAll(async () => {
     await t?.close()
