@@ -9,6 +9,7 @@ import { cliCommands } from '../../src/wiring/cli.js'
 import { createHttpApp } from '../../src/wiring/http.js'
 import { createRuntime } from '../../src/wiring/runtime.js'
 import { startWorkers } from '../../src/wiring/workers.js'
+import { api } from '../helpers/api.js'
 import { FakeClock } from '../helpers/fake-clock.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'invoice-expiry-'))
@@ -29,14 +30,9 @@ const configFor = (file: string) =>
 async function createInvoice(rt: Awaited<ReturnType<typeof createRuntime>>, lifetime: number): Promise<string> {
   const m = await cliCommands(rt).createMerchant({ name: 'Expiry' })
   const app = await createHttpApp(rt, { defaultMetrics: false })
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/invoices',
-    headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-    payload: JSON.stringify({ order_id: 'exp-1', amount: 1, currency: 'RUB', lifetime }),
-  })
+  const id = await api({ app }).as(m).newInvoice({ order_id: 'exp-1', amount: 1, currency: 'RUB', lifetime })
   await app.close()
-  return res.json().order_id
+  return id
 }
 
 describe('clock-driven expiry with the real worker', () => {

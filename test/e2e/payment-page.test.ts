@@ -9,7 +9,8 @@ import type { AxeResults } from 'axe-core'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js'
-import { buildTestApp, json, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { api, expectStatus } from '../helpers/api.js'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { decodeQrPng } from '../helpers/decode-qr.js'
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -48,25 +49,24 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
 
   const create = async (): Promise<{ id: string; payUrl: string }> => {
     n += 1
-    const body = {
-      order_id: `E2E-${n}`,
-      amount: '1234.50',
-      currency: 'RUB',
-      comment: 'Ethiopia Yirgacheffe, 1 kg, whole beans',
-      success_url: SUCCESS,
-      fail_url: 'https://shop.example/cart',
-    }
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/invoices',
-      ...json(body),
-      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-    })
-    expect(res.statusCode).toBe(201)
-    return { id: res.json().order_id, payUrl: res.json().pay_url }
+    const res = await api(t)
+      .as(m)
+      .createInvoice({
+        order_id: `E2E-${n}`,
+        amount: '1234.50',
+        currency: 'RUB',
+        comment: 'Ethiopia Yirgacheffe, 1 kg, whole beans',
+        success_url: SUCCESS,
+        fail_url: 'https://shop.example/cart',
+      })
+    expectStatus(res, 201)
+    return { id: res.body.order_id, payUrl: res.body.pay_url }
   }
-  const info = async (id: string) =>
-    (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json()
+  const info = async (id: string) => {
+    const res = await api(t).as(m).getInvoice(id)
+    expectStatus(res, 200)
+    return res.body
+  }
 
   /** A page in a fresh context; CSP violations and script errors are collected, since the page must have none. */
   const open = async (url: string, options: BrowserContextOptions = {}): Promise<{ page: Page; errors: string[] }> => {
@@ -174,18 +174,16 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
   })
 
   it('when the comment has line breaks, then the page shows them', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/invoices',
-      ...json({
+    const res = await api(t)
+      .as(m)
+      .createInvoice({
         order_id: `E2E-LINES-${(n += 1)}`,
         amount: '5.00',
         currency: 'RUB',
         comment: 'Ethiopia Yirgacheffe, 1 kg\nKenya AA, 250 g',
-      }),
-      headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-    })
-    const { page } = await open(res.json().pay_url)
+      })
+    expectStatus(res, 201)
+    const { page } = await open(res.body.pay_url)
     expect(await page.locator('[data-comment]').innerText()).toBe('Ethiopia Yirgacheffe, 1 kg\nKenya AA, 250 g')
     await page.context().close()
   })
@@ -193,12 +191,11 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
   it('when the status changes elsewhere, then the open page follows it by polling', async () => {
     const { id, payUrl } = await create()
     const { page, errors } = await open(payUrl)
-    const simulate = (outcome: string) =>
-      t.app.inject({ method: 'POST', url: `/pay/${id}/simulate`, ...json({ outcome }) })
-    expect((await simulate('hold')).statusCode).toBe(200)
+    const simulate = (outcome: 'paid' | 'hold' | 'failed') => api(t).simulate(id, { outcome })
+    expectStatus(await simulate('hold'), 200)
     await page.getByRole('heading', { name: 'Payment authorised' }).waitFor({ timeout: 10_000 })
     expect(await page.getByRole('button', { name: 'Hold' }).count()).toBe(0)
-    expect((await simulate('failed')).statusCode).toBe(200)
+    expectStatus(await simulate('failed'), 200)
     await page.getByRole('heading', { name: 'Payment declined' }).waitFor({ timeout: 10_000 })
     expect(await page.getByRole('link', { name: 'Return to the shop' }).getAttribute('href')).toBe(
       'https://shop.example/cart',
@@ -331,13 +328,9 @@ describe.skipIf(browserSkipReason !== undefined)(
     })
 
     it('when the buyer opens pay_url through the proxy, then its assets, QR, status feed and test controls all go through the proxy', async () => {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/invoices',
-        ...json({ order_id: 'PX-1', amount: '10.00', currency: 'RUB' }),
-        headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-      })
-      const { order_id: id, pay_url: payUrl } = res.json()
+      const res = await api(t).as(m).createInvoice({ order_id: 'PX-1', amount: '10.00', currency: 'RUB' })
+      expectStatus(res, 201)
+      const { order_id: id, pay_url: payUrl } = res.body
       expect(payUrl).toMatch(/\/payments\/pay\//)
       const context = await browser.newContext(PHONE)
       const page = await context.newPage()
@@ -353,9 +346,9 @@ describe.skipIf(browserSkipReason !== undefined)(
         .toBeGreaterThan(0)
       await page.getByRole('button', { name: 'Pay', exact: true }).click()
       await page.getByRole('heading', { name: 'Payment received' }).waitFor()
-      expect(
-        (await t.app.inject({ url: `/api/v1/invoices/${id}`, headers: { 'x-api-key': m.apiKey } })).json().status,
-      ).toBe('paid')
+      const paid = await api(t).as(m).getInvoice(id)
+      expectStatus(paid, 200)
+      expect(paid.body.status).toBe('paid')
       expect(errors).toEqual([])
       // every request the page made reached the proxy under its path
       expect(seen.length).toBeGreaterThanOrEqual(4)

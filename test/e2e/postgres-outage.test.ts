@@ -5,7 +5,8 @@
  * Needs TEST_DATABASE_URL; without it the file skips, except in CI, where it fails.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { buildTestApp, json, type TestApp } from '../helpers/build-test-app.js'
+import { api, expectProblem, expectStatus } from '../helpers/api.js'
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { createTestSchema, IS_CI, MISSING_IN_CI, TEST_DATABASE_URL, type TestSchema } from '../helpers/postgres.js'
 import { startProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 
@@ -31,29 +32,19 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL outage', () => {
   })
 
   it('when the database stops answering, then /readyz and requests answer 503 unavailable; when it is back, both work again', async () => {
-    const m = await t.merchant()
-    const create = (orderId: string) =>
-      t.app.inject({
-        method: 'POST',
-        url: '/api/v1/invoices',
-        ...json({ order_id: orderId, amount: '10.00', currency: 'RUB' }),
-        headers: { 'content-type': 'application/json', 'x-api-key': m.apiKey },
-      })
-    expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200)
-    expect((await create('before')).statusCode).toBe(201)
+    const shop = api(t).as(await t.merchant())
+    const create = (orderId: string) => shop.createInvoice({ order_id: orderId, amount: '10.00', currency: 'RUB' })
+    expectStatus(await api(t).readyz(), 200)
+    expectStatus(await create('before'), 201)
 
     await proxy.stop() // pooled connections cut, the port closed
-    const down = await t.app.inject({ url: '/readyz' })
-    expect(down.statusCode).toBe(503)
-    expect(down.json().code).toBe('unavailable')
-    const refused = await create('during')
-    expect(refused.statusCode).toBe(503)
-    expect(refused.json().code).toBe('unavailable')
-    expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200) // liveness does not follow the database
+    expectProblem(await api(t).readyz(), 503, 'unavailable')
+    expectProblem(await create('during'), 503, 'unavailable')
+    expectStatus(await api(t).healthz(), 200) // liveness does not follow the database
 
     await proxy.start()
-    expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200)
-    expect((await create('after')).statusCode).toBe(201)
-    expect((await create('before')).statusCode).toBe(200) // the invoice made before the outage is still there
+    expectStatus(await api(t).readyz(), 200)
+    expectStatus(await create('after'), 201)
+    expectStatus(await create('before'), 200) // the invoice made before the outage is still there
   })
 })

@@ -12,6 +12,7 @@ import { Writable } from 'node:stream'
 import { Redis } from 'ioredis'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { api, expectProblem, expectStatus } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { redisBehindProxy, requireTestRedisUrl, SKIP_REDIS, testAddress } from '../helpers/redis.js'
 import { closedPort, urlWithPort, type TcpProxy } from '../helpers/tcp-proxy.js'
@@ -52,21 +53,21 @@ describe.skipIf(SKIP_REDIS)('limits shared through Redis by two instances', () =
     rmSync(dir, { recursive: true, force: true })
   })
 
-  const list = (t: TestApp, key: string | null, ip: string) =>
-    t.app.inject({ url: '/api/v1/invoices', remoteAddress: ip, headers: key === null ? {} : { 'x-api-key': key } })
-  const badKey = 'mk_' + 'x'.repeat(43)
+  /** The invoice list on instance `t` as `who` (or with no key) from the address `ip`. */
+  const list = (t: TestApp, who: { apiKey: string } | null, ip: string) =>
+    (who === null ? api(t) : api(t).as(who)).listInvoices({}, { remoteAddress: ip })
+  const badKey = { apiKey: 'mk_' + 'x'.repeat(43) }
 
   it('when one key sends its burst across both instances, then the next request on either is 429 with Retry-After and RateLimit headers', async () => {
     const ip = testAddress()
     const m = await shop()
     const answers = []
-    for (const t of [a, b, a, b]) answers.push(await list(t, m.apiKey, ip))
-    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200])
+    for (const t of [a, b, a, b]) answers.push(await list(t, m, ip))
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200])
     expect(answers.map((r) => r.headers['ratelimit-remaining'])).toEqual(['3', '2', '1', '0'])
     for (const t of [a, b]) {
-      const refused = await list(t, m.apiKey, ip)
-      expect(refused.statusCode).toBe(429)
-      expect(refused.json().code).toBe('rate_limited')
+      const refused = await list(t, m, ip)
+      expectProblem(refused, 429, 'rate_limited')
       expect(refused.headers['retry-after']).toBe('1')
       expect(refused.headers['ratelimit-limit']).toBe('4')
       expect(refused.headers['ratelimit-remaining']).toBe('0')
@@ -77,23 +78,22 @@ describe.skipIf(SKIP_REDIS)('limits shared through Redis by two instances', () =
   it('when an address fails authentication on both instances, then both refuse it, whatever key it sends', async () => {
     const ip = testAddress()
     const m = await shop()
-    expect((await list(a, badKey, ip)).statusCode).toBe(401)
-    expect((await list(b, badKey, ip)).statusCode).toBe(401)
-    expect((await list(a, null, ip)).statusCode).toBe(401) // the third: `a` now knows the address is blocked
+    expect((await list(a, badKey, ip)).status).toBe(401)
+    expect((await list(b, badKey, ip)).status).toBe(401)
+    expect((await list(a, null, ip)).status).toBe(401) // the third: `a` now knows the address is blocked
     for (const t of [a, b]) {
-      const blocked = await list(t, m.apiKey, ip)
-      expect(blocked.statusCode).toBe(429)
-      expect(blocked.json().code).toBe('rate_limited')
+      const blocked = await list(t, m, ip)
+      expectProblem(blocked, 429, 'rate_limited')
       expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0)
       expect(blocked.headers['ratelimit-limit']).toBe('3')
     }
     const third = await buildTestApp(env()) // has seen nothing of this address
     try {
-      expect((await list(third, badKey, ip)).statusCode).toBe(429)
+      expect((await list(third, badKey, ip)).status).toBe(429)
     } finally {
       await third.close()
     }
-    expect((await list(b, m.apiKey, testAddress())).statusCode).toBe(200) // other addresses are unaffected
+    expect((await list(b, m, testAddress())).status).toBe(200) // other addresses are unaffected
   })
 
   it('when a keyed request is served or refused, then it costs one Redis command, whose keys hold no API key', async () => {
@@ -107,11 +107,11 @@ describe.skipIf(SKIP_REDIS)('limits shared through Redis by two instances', () =
       if (source !== 'lua' && args.some((arg) => arg.includes(ip))) commands.push(args)
     })
     try {
-      await list(a, m.apiKey, testAddress()) // the scripts are cached on the server by now
+      await list(a, m, testAddress()) // the scripts are cached on the server by now
       await new Promise((r) => setTimeout(r, 100))
-      expect((await list(a, m.apiKey, ip)).statusCode).toBe(200)
-      expect((await list(b, m.apiKey, ip)).statusCode).toBe(200)
-      expect((await list(b, badKey, ip)).statusCode).toBe(401)
+      expect((await list(a, m, ip)).status).toBe(200)
+      expect((await list(b, m, ip)).status).toBe(200)
+      expect((await list(b, badKey, ip)).status).toBe(401)
       await new Promise((r) => setTimeout(r, 200))
       expect(commands.map((c) => c[0]?.toLowerCase())).toEqual(['evalsha', 'evalsha', 'evalsha'])
       const hash = createHash('sha256').update(m.apiKey).digest()
@@ -134,16 +134,16 @@ describe.skipIf(SKIP_REDIS)('limits shared through Redis by two instances', () =
       // each instance now has a bucket of its own for this key: 4 requests each, the 5th refused
       for (const t of [a, b]) {
         const answers = []
-        for (let i = 0; i < 5; i += 1) answers.push((await list(t, m.apiKey, ip)).statusCode)
+        for (let i = 0; i < 5; i += 1) answers.push((await list(t, m, ip)).status)
         expect(answers).toEqual([200, 200, 200, 200, 429])
       }
       const warnings = logs.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40)
       expect(warnings.map((w) => w.msg)).toEqual([
         'Redis cannot answer: rate limits are enforced per instance until it is back',
       ])
-      const metrics = await a.app.inject({ url: '/metrics' })
-      expect(metrics.body).toMatch(/^rate_limit_redis_fallbacks_total [1-9]/m)
-      expect((await a.app.inject({ url: '/readyz' })).statusCode).toBe(200) // Redis is not a readiness condition
+      const metrics = await api(a).metrics()
+      expect(metrics.text).toMatch(/^rate_limit_redis_fallbacks_total [1-9]/m)
+      expectStatus(await api(a).readyz(), 200) // Redis is not a readiness condition
     } finally {
       await proxy.start()
     }
@@ -161,7 +161,7 @@ describe.skipIf(SKIP_REDIS)('limits shared through Redis by two instances', () =
     })
     try {
       const answers = []
-      for (let i = 0; i < 3; i += 1) answers.push((await list(alone, m.apiKey, testAddress())).statusCode)
+      for (let i = 0; i < 3; i += 1) answers.push((await list(alone, m, testAddress())).status)
       expect(answers).toEqual([200, 200, 429])
     } finally {
       await alone.close()
@@ -174,7 +174,7 @@ describe.skipIf(SKIP_REDIS)('limits shared through Redis by two instances', () =
   /** Whether a new key's request on `t` is decided in Redis: its bucket is then visible there. */
   async function sharedAgain(t: TestApp): Promise<boolean> {
     const other = await shop()
-    await list(t, other.apiKey, testAddress())
+    await list(t, other, testAddress())
     const client = new Redis(requireTestRedisUrl())
     try {
       return (await client.exists(`invoice-service:ratelimit:key:${other.apiKeyId}`)) === 1

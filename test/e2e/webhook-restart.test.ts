@@ -15,6 +15,7 @@ import { cliCommands } from '../../src/wiring/cli.js'
 import { createHttpApp } from '../../src/wiring/http.js'
 import { createRuntime, type Runtime } from '../../src/wiring/runtime.js'
 import { startWorkers } from '../../src/wiring/workers.js'
+import { api, expectStatus } from '../helpers/api.js'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'webhook-restart-'))
@@ -53,21 +54,11 @@ async function stop(i: Instance): Promise<void> {
 let rx: Receiver
 afterEach(async () => rx?.close())
 
-async function paidInvoice(i: Instance, apiKey: string, orderId: string): Promise<string> {
-  const created = await i.app.inject({
-    method: 'POST',
-    url: '/api/v1/invoices',
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-    payload: JSON.stringify({ order_id: orderId, amount: 5, currency: 'RUB', callback_url: rx.url }),
-  })
-  const id = created.json().order_id as string
-  const paid = await i.app.inject({
-    method: 'POST',
-    url: `/pay/${id}/simulate`,
-    headers: { 'content-type': 'application/json' },
-    payload: '{"outcome":"paid"}',
-  })
-  expect(paid.statusCode).toBe(200)
+async function paidInvoice(i: Instance, merchant: { apiKey: string }, orderId: string): Promise<string> {
+  const id = await api(i)
+    .as(merchant)
+    .newInvoice({ order_id: orderId, amount: 5, currency: 'RUB', callback_url: rx.url })
+  expectStatus(await api(i).simulate(id, { outcome: 'paid' }), 200)
   return id
 }
 
@@ -77,10 +68,10 @@ describe('webhook deliveries across a restart', () => {
     const first = await start('pending.db')
     const m = await cliCommands(first.rt).createMerchant({ name: 'Restart' })
     rx.secrets = [m.webhookSecret]
-    const retried = await paidInvoice(first, m.apiKey, 'R-1')
+    const retried = await paidInvoice(first, m, 'R-1')
     await rx.waitFor(1) // the first attempt was answered 503; the retry is due in 0.5 s
     await first.workers.stop()
-    const untried = await paidInvoice(first, m.apiKey, 'R-2') // committed while no dispatcher runs
+    const untried = await paidInvoice(first, m, 'R-2') // committed while no dispatcher runs
     await stop(first)
     expect(rx.received).toHaveLength(1)
 
@@ -114,7 +105,7 @@ describe('webhook deliveries across a restart', () => {
     const first = await start('inflight.db', 100)
     const m = await cliCommands(first.rt).createMerchant({ name: 'Restart' })
     rx.secrets = [m.webhookSecret]
-    await paidInvoice(first, m.apiKey, 'I-1')
+    await paidInvoice(first, m, 'I-1')
     await rx.waitFor(1)
     const [d] = await first.rt.store.deliveries.list({ merchantId: m.merchant.id, limit: 1 })
     const stopping = Date.now()
