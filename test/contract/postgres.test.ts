@@ -18,7 +18,8 @@ import type { Invoice } from '../../src/domain/invoice.js'
 import type { Minor } from '../../src/domain/money.js'
 import { StoreUnavailableError, type Store } from '../../src/ports/store.js'
 import { createTestSchema, IS_CI, MISSING_IN_CI, TEST_DATABASE_URL, type TestSchema } from '../helpers/postgres.js'
-import { buildTestApp, json } from '../helpers/build-test-app.js'
+import { api, expectProblem, expectStatus, type CreateInvoiceBody } from '../helpers/api.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 import { closedPort, startProxy, urlWithPort } from '../helpers/tcp-proxy.js'
 import { at, givenInvoice, givenMerchant, invoiceFixture, merchantFixture, MINUTE } from './fixtures.js'
 import { describeStoreContract } from './store.contract.js'
@@ -487,21 +488,15 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over Postg
     const t = await buildTestApp({ DATABASE_URL: proxy.url, DATABASE_POOL_SIZE: '1' })
     try {
       const m = await t.merchant()
-      const create = async (body: Record<string, unknown>) => {
-        const { headers, payload } = json(body)
+      const create = async (body: CreateInvoiceBody) => {
         const before = proxy.sent().length
-        const res = await t.app.inject({
-          method: 'POST',
-          url: '/api/v1/invoices',
-          headers: { ...headers, 'x-api-key': m.apiKey },
-          payload,
-        })
+        const res = await api(t).as(m).createInvoice(body)
         return { res, wire: proxy.sent().subarray(before).toString('latin1') }
       }
       const order = { order_id: 'WIRE-1', amount: '12.50', currency: 'RUB', lifetime: 300 }
 
       const first = await create(order)
-      expect(first.res.statusCode).toBe(201)
+      expectStatus(first.res, 201)
       // the prepared insert's Parse (its name and SQL) and Bind (its name), committed by itself
       expect(count(first.wire, 'insert into "invoices"')).toBe(1)
       expect(count(first.wire, 'invoice-insert')).toBe(2)
@@ -510,27 +505,24 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over Postg
 
       // a repeat: the insert (a Bind of the prepared one) loses, and the live invoice, read as committed, answers
       const again = await create(order)
-      expect(again.res.statusCode).toBe(200)
-      expect(again.res.json()).toMatchObject({ pay_url: first.res.json<{ pay_url: string }>().pay_url, is_new: false })
+      expectStatus(again.res, 200)
+      expect(again.res.body).toMatchObject({ pay_url: first.res.body.pay_url, is_new: false })
       expect(count(again.wire, 'invoice-insert')).toBe(1)
       expect(count(again.wire, 'invoice-live')).toBe(2)
       expect(count(again.wire, 'begin')).toBe(0)
       // a conflicting repeat is refused the same way
       const conflict = await create({ ...order, amount: '13.00' })
-      expect(conflict.res.statusCode).toBe(409)
-      expect(conflict.res.json()).toMatchObject({ code: 'order_id_conflict' })
+      expectProblem(conflict.res, 409, 'order_id_conflict')
       expect(count(conflict.wire, 'begin')).toBe(0)
 
       // the holder expired but is still pending in the database: it is expired, with its event, in the transaction
       // that inserts the new invoice
       t.clock.advance(301)
       const recreated = await create({ ...order, amount: '13.00' })
-      expect(recreated.res.statusCode).toBe(201)
+      expectStatus(recreated.res, 201)
       expect(count(recreated.wire, 'begin')).toBe(1)
       expect(count(recreated.wire, 'commit')).toBe(1)
-      expect(
-        (await t.rt.store.invoices.findById(first.res.json<{ order_id: string }>().order_id as InvoiceId))?.status,
-      ).toBe('expired')
+      expect((await t.rt.store.invoices.findById(first.res.body.order_id as InvoiceId))?.status).toBe('expired')
     } finally {
       await t.close()
       await proxy.stop()
