@@ -117,8 +117,3 @@ export async function buildTestApp(
     },
   }
 }
-
-export const json = (body: unknown): { headers: Record<string, string>; payload: string } => ({
-  headers: { 'content-type': 'application/json' },
-  payload: JSON.stringify(body),
-})
