@@ -1,10 +1,11 @@
 // The docs check of `npm run lint`: links and anchors resolve, cited anchors exist, and the configuration table
 // matches what the config module reads. `node scripts/check-docs.mjs [root]`; prints `file:line: problem`.
 //
-// 1. Every relative link and `#anchor` in README.md, docs/*.md and the workspaces' READMEs resolves: the file (or folder) exists, and an
-//    anchor into a Markdown file names one of its headings (GitHub's slugs) or an explicit `<a id>`/`<a name>`.
-// 2. Every `docs/<page>.md#<anchor>` cited in src/, test/, bench/, scripts/, examples/ or packages/ (comments,
-//    strings) names an existing page and anchor.
+// 1. Every relative link and `#anchor` in README.md, docs/*.md and the workspaces' READMEs resolves: the file (or
+//    folder) exists, and an anchor into a Markdown file names one of its headings (GitHub's slugs) or an explicit
+//    `<a id>`/`<a name>`.
+// 2. Every `docs/<page>.md#<anchor>` cited in src/, test/, bench/, scripts/, examples/, packages/ or bin/
+//    (comments, strings) names an existing page and anchor.
 // 3. The table under `## Variables` in docs/configuration.md names exactly the environment variables the config
 //    module (src/config.ts, or the files of src/config/) reads.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -135,7 +136,7 @@ export function checkDocs(root) {
   }
 
   // 2. doc anchors cited from the code
-  const code = ['src', 'test', 'bench', 'scripts', 'examples', 'packages'].flatMap((d) =>
+  const code = ['src', 'test', 'bench', 'scripts', 'examples', 'packages', 'bin'].flatMap((d) =>
     walk(join(root, d), (p) => /\.(ts|mts|cts|js|mjs|cjs|json|md|sh|php)$/.test(p)),
   )
   for (const file of code) {
