@@ -1,5 +1,5 @@
 /**
- * The dependency arrows of ARCHITECTURE.md section 2, enforced by `npm run lint`.
+ * The dependency arrows of docs/architecture.md#dependency-rules, enforced by `npm run lint`.
  * Type-only imports count too: a layer must not even know the shapes of a layer it may not call.
  */
 const layer = (name) => `^src/${name}/`

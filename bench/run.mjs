@@ -8,7 +8,7 @@
 //   BENCH_DURATION=10  seconds per profile       BENCH_CONNECTIONS=50   wrk connections
 //   BENCH_SEED=3000    invoices seeded for getInfo     BENCH_WARMUP=3  seconds of the same load, unmeasured, first
 //   BENCH_DATABASE_URL=postgres://…  run the service on PostgreSQL instead of a fresh SQLite file
-//   BENCH_NODE_ARGS="--single-threaded-gc"  Node flags for the service (README: Performance)
+//   BENCH_NODE_ARGS="--single-threaded-gc"  Node flags for the service (docs/performance.md#reproduce)
 //
 // Needs wrk (Debian: apt-get install wrk) and a built dist/ (npm run build). Writes bench/results/<time>.json.
 import { spawn } from 'node:child_process'

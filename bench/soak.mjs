@@ -9,7 +9,7 @@
 //   SOAK_MIX=25,60,15    per cent of create, getInfo, pay
 //   SOAK_CONNECTIONS=64  client connections         SOAK_DATABASE_URL=postgres://…  instead of a fresh SQLite file
 //   SOAK_MAX_P99_MS=1000 the p99 latency (from the due time) a passing run stays under: it kept up with the rate
-//   SOAK_NODE_ARGS="--single-threaded-gc"  Node flags for the service (README: Performance)
+//   SOAK_NODE_ARGS="--single-threaded-gc"  Node flags for the service (docs/performance.md#reproduce)
 //
 // The rate is held like wrk2 does: request i is due at start + i / rate whatever the server does, and its latency
 // is counted from when it was due, so a stall shows up in the percentiles instead of silently lowering the rate.

@@ -1,4 +1,4 @@
-// Rules a dependency graph cannot see (ARCHITECTURE.md 3, 5): run by `npm run lint`.
+// Rules a dependency graph cannot see (docs/architecture.md#dependency-rules, docs/architecture.md#what-to-avoid): run by `npm run lint`.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, sep } from 'node:path'
 

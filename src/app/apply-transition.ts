@@ -11,7 +11,7 @@ export type TransitionDeps = Pick<AppDeps, 'store' | 'clock' | 'newId' | 'catalo
 export type Target = Exclude<Status, 'pending'>
 
 /**
- * API.md B4: credited = amount − the service's fee (rounded half up to the minor unit); never below 0. The fee is
+ * docs/api.md#fees-and-credited: credited = amount − the service's fee (rounded half up to the minor unit); never below 0. The fee is
  * the one fixed when the invoice was created; an invoice created before fees were kept with it (fee null) takes the
  * one configured now.
  */
@@ -22,7 +22,7 @@ export function creditedFor(deps: Pick<AppDeps, 'catalog'>, inv: Invoice): Minor
 
 /**
  * Moves one invoice to `to` inside `tx`: the pure status machine decides, a compare-and-set on the status
- * writes, and the outbox event (with its delivery) is appended in the same transaction (API.md B5, B6); the
+ * writes, and the outbox event (with its delivery) is appended in the same transaction (docs/api.md#statuses, docs/webhooks.md#delivery); the
  * caller rings `eventSignal` after the commit. When another writer changed
  * the status between our read and our write, the invoice is read again and the machine decides anew, so two
  * racing transitions can never both win.

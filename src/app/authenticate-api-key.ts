@@ -14,7 +14,7 @@ interface Entry {
 }
 
 /**
- * API.md B1. Looks the key up by its SHA-256 hash and compares the hashes in constant time. Found keys are
+ * docs/api.md#authentication. Looks the key up by its SHA-256 hash and compares the hashes in constant time. Found keys are
  * cached for `ttlSeconds` so the hot path skips the database; a revocation or a disabled merchant therefore
  * takes effect within that many seconds on every instance (0 disables the cache). Unknown keys are never
  * cached, so a newly issued key works at once.

@@ -6,7 +6,7 @@ import { settleHold } from './settle-hold.js'
 import { requireInvoiceId } from './require-id.js'
 
 /**
- * POST /api/v1/invoices/{id}/cancel (API.md B5, C): pending or hold → failed, e.g. to re-create an order with
+ * POST /api/v1/invoices/{id}/cancel (docs/api.md#statuses, docs/api.md#capture-and-cancel): pending or hold → failed, e.g. to re-create an order with
  * a new amount; a hold's funds are released at the provider first. Another merchant's invoice is 404.
  */
 export async function cancelInvoice(

@@ -6,7 +6,7 @@ import { settleHold } from './settle-hold.js'
 import { requireInvoiceId } from './require-id.js'
 
 /**
- * POST /api/v1/invoices/{id}/capture (API.md C): the merchant settles a hold → paid, its funds captured at the
+ * POST /api/v1/invoices/{id}/capture (docs/api.md#capture-and-cancel): the merchant settles a hold → paid, its funds captured at the
  * provider first. A pending invoice cannot be captured (that would mark it paid without the buyer paying).
  * Another merchant's invoice is 404.
  */

@@ -28,7 +28,7 @@ export interface CreateInvoiceResult {
 }
 
 /**
- * API.md B2/B3: validates, then inserts the invoice unless a live one holds the order_id. The database's
+ * docs/api.md#create-an-invoice, docs/api.md#idempotency: validates, then inserts the invoice unless a live one holds the order_id. The database's
  * partial unique index settles races: N simultaneous identical requests make one invoice.
  */
 export async function createInvoice(
@@ -71,7 +71,7 @@ export async function createInvoice(
     payUrl: session.url,
     qrData: session.qrData,
     credited: null,
-    // API.md B4: the fee on the terms in force now, kept with the invoice for when it is paid
+    // docs/api.md#fees-and-credited: the fee on the terms in force now, kept with the invoice for when it is paid
     fee: serviceFee(deps.catalog, req.service, req.currency, req.amount),
     expiresAt: new Date(now.getTime() + req.lifetimeSeconds * 1000),
     paidAt: null,
@@ -116,7 +116,7 @@ export async function createInvoice(
 }
 
 /**
- * API.md B3: a create whose order_id a live invoice holds is a repeat when amount, currency and service match (that
+ * docs/api.md#idempotency: a create whose order_id a live invoice holds is a repeat when amount, currency and service match (that
  * invoice is the answer); otherwise it conflicts.
  */
 function repeated(live: Invoice, req: ValidCreateRequest): CreateInvoiceResult {
@@ -131,7 +131,7 @@ function repeated(live: Invoice, req: ValidCreateRequest): CreateInvoiceResult {
   )
 }
 
-/** A pending invoice past its expiry no longer holds its order_id (API.md B3): expire it now, with its event. */
+/** A pending invoice past its expiry no longer holds its order_id (docs/api.md#idempotency): expire it now, with its event. */
 async function expireStale(tx: Tx, deps: RecordEventDeps, live: Invoice, now: Date): Promise<boolean> {
   const t = transition(live, { to: 'expired', now, eventId: deps.newId() as EventId })
   if (!t.ok || !(await tx.invoices.update(t.invoice, live.status))) return false

@@ -8,7 +8,7 @@ import type { Store } from '../ports/store.js'
 import type { WebhookMetrics } from '../ports/webhook-metrics.js'
 import type { WebhookSigner, WebhookTransport } from '../ports/webhook-transport.js'
 
-/** Outgoing webhooks (API.md B6, E). */
+/** Outgoing webhooks (docs/webhooks.md#delivery, docs/configuration.md#variables). */
 export interface WebhookSettings {
   /** WEBHOOK_RETRY_SCHEDULE: seconds before each attempt (domain/webhook-policy.ts). */
   readonly retrySchedule: readonly number[]
@@ -34,7 +34,7 @@ export interface AppDeps {
   readonly publicUrl: string
   readonly callbackAllowHttp: boolean
   readonly lifetime: { readonly default: number; readonly min: number; readonly max: number }
-  /** HOLD_LIFETIME in seconds: a hold not settled within it is released and fails (API.md B5). */
+  /** HOLD_LIFETIME in seconds: a hold not settled within it is released and fails (docs/api.md#statuses). */
   readonly holdLifetime: number
   /** Seconds a previous webhook secret keeps signing after a rotation. */
   readonly webhookSecretGrace: number

@@ -77,7 +77,7 @@ export interface CycleInput {
 /**
  * One turn of the dispatcher, in ONE transaction: record the attempts that ended (each with its delivery's next
  * state, compare-and-set on the claim), give back released claims, then claim what is due now — including the
- * next event of an invoice whose earlier delivery just ended (API.md B6 order). Under load one transaction serves
+ * next event of an invoice whose earlier delivery just ended (docs/webhooks.md#ordering). Under load one transaction serves
  * many deliveries; idle, a webhook costs two (its claim, its result with the next claim).
  */
 export interface CycleOutput {

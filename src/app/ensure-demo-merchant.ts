@@ -1,7 +1,7 @@
 import { createMerchant, type CreatedMerchant } from './create-merchant.js'
 import type { AppDeps } from './deps.js'
 
-/** API.md E: the first start of an empty database (outside production) creates a demo merchant to try the API with. */
+/** docs/operations.md#the-demo-merchant: the first start of an empty database (outside production) creates a demo merchant to try the API with. */
 export async function ensureDemoMerchant(
   deps: Pick<AppDeps, 'store' | 'clock' | 'newId' | 'secrets' | 'catalog'>,
 ): Promise<CreatedMerchant | undefined> {

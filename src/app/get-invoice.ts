@@ -15,7 +15,7 @@ export interface GetInfoQuery {
 }
 
 /**
- * API.md B4, after authentication: query (400), then the key's merchant = merchant_id (403), then the
+ * docs/api.md#getinfo, after authentication: query (400), then the key's merchant = merchant_id (403), then the
  * invoice (404). Another merchant's invoice is indistinguishable from a missing one.
  */
 export async function getInvoiceInfo(

@@ -2,7 +2,7 @@ import type { InvoiceId } from '../domain/ids.js'
 import { readStatus, type Invoice, type Status } from '../domain/invoice.js'
 import type { AppDeps } from './deps.js'
 
-/** What the buyer's payment page shows (API.md D). */
+/** What the buyer's payment page shows (docs/payment-page.md). */
 export interface PaymentView {
   readonly invoice: Invoice
   readonly merchantName: string

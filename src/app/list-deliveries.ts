@@ -12,7 +12,7 @@ export interface ListDeliveriesQuery {
   readonly cursor?: string | undefined
 }
 
-/** GET /api/v1/webhooks/deliveries (API.md C): the merchant's delivery log, newest first, with each attempt. */
+/** GET /api/v1/webhooks/deliveries (docs/webhooks.md#delivery-log): the merchant's delivery log, newest first, with each attempt. */
 export async function listDeliveries(
   deps: Pick<AppDeps, 'store'>,
   merchant: Merchant,

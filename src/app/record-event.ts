@@ -9,11 +9,11 @@ import type { AppDeps } from './deps.js'
 export type RecordEventDeps = Pick<AppDeps, 'newId' | 'webhooks'>
 
 /**
- * The transactional outbox (API.md B5, B6): appends the event of a transition and, when the invoice has a
+ * The transactional outbox (docs/api.md#statuses, docs/webhooks.md#events): appends the event of a transition and, when the invoice has a
  * callback_url, its delivery with the webhook body — the invoice as getInfo reads it at the moment of the
  * event — all in the caller's transaction. A crash can lose neither the transition's webhook nor its order.
  *
- * `invoice` is the invoice as the transition left it. The delivery's order key (API.md B6, per-invoice order) is
+ * `invoice` is the invoice as the transition left it. The delivery's order key (docs/webhooks.md#ordering, per-invoice order) is
  * its `updatedAt`, which `transition` makes strictly later than the invoice's previous change, the time of the
  * event it follows, however this clock reads: a transition that read the clock before it waited for the database,
  * or ran on an instance whose clock lags, still sorts after it. Strictly later, not equal: a tie would fall to the

@@ -6,7 +6,7 @@ import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
 
 /**
- * POST /api/v1/webhooks/deliveries/{id}/retry (API.md C): redeliver now, under the same webhook-id and with the
+ * POST /api/v1/webhooks/deliveries/{id}/retry (docs/webhooks.md#redelivery): redeliver now, under the same webhook-id and with the
  * same body. The delivery becomes pending and due at once, with a fresh run of the retry schedule, whatever
  * its state (a failed one after an outage is fixed; a succeeded one the merchant lost). While an attempt of it is
  * under way, that attempt is the redelivery: nothing changes, and the answer shows the delivery as it is. Another

@@ -12,7 +12,7 @@ export interface TestWebhookResult {
 }
 
 /**
- * POST /api/v1/webhooks/test (API.md C): a `webhook.test` event sent to `url` now — signed like every webhook,
+ * POST /api/v1/webhooks/test (docs/webhooks.md#test-events): a `webhook.test` event sent to `url` now — signed like every webhook,
  * under the same address rules as a callback_url — and the answer reported. Nothing is stored or retried.
  */
 export async function sendTestWebhook(

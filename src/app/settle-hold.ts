@@ -15,7 +15,7 @@ import { notAllowedFrom, transitionById, type Target, type TransitionDeps } from
  * The provider is expected to refuse what contradicts an earlier call on the same hold (a release after a
  * capture), as acquirers do, so two merchant requests racing on one hold cannot both settle it.
  *
- * A hold past the hold lifetime is not captured (API.md B5: it is cancelled; the sweeper releases it). That is decided
+ * A hold past the hold lifetime is not captured (docs/api.md#statuses: it is cancelled; the sweeper releases it). That is decided
  * here, before the acquirer is asked, and only here: once the acquirer has captured the funds, the invoice becomes
  * paid whatever the clock reads by then, or the buyer's money would be taken with the invoice left a hold.
  */

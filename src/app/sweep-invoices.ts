@@ -4,7 +4,7 @@ import { transitionById, transitionIn } from './apply-transition.js'
 import type { AppDeps } from './deps.js'
 
 /**
- * The clock's transitions (API.md B5): pending invoices past `expired_at` → expired, and holds older than the
+ * The clock's transitions (docs/api.md#statuses): pending invoices past `expired_at` → expired, and holds older than the
  * hold lifetime → failed. Each invoice is moved by a compare-and-set with its event in one transaction, so a
  * sweep that runs twice (a restart, a second instance) moves an invoice once. Returns how many it moved.
  */

@@ -8,7 +8,7 @@ export const USER_AGENT = 'merchant-invoice-service-webhooks/1'
 type SendDeps = Pick<AppDeps, 'store' | 'webhooks'>
 
 /**
- * Signs and sends one webhook the Standard Webhooks way (API.md B6): `webhook-id` (stable across retries),
+ * Signs and sends one webhook the Standard Webhooks way (docs/webhooks.md#headers-and-signature): `webhook-id` (stable across retries),
  * `webhook-timestamp` (Unix seconds of this attempt), `webhook-signature` with one `v1,` signature per secret
  * that signs now — the current one and, during a rotation's grace period, the previous one too.
  */

@@ -20,7 +20,7 @@ function namedVariables(err: ConfigError): string[] {
   return [...new Set(err.problems.map((p) => p.slice(0, p.indexOf(':'))))].sort()
 }
 
-describe('loadConfig — defaults (API.md E)', () => {
+describe('loadConfig — defaults (docs/configuration.md#variables)', () => {
   it('when the environment is empty, then every value is the documented default', () => {
     const c = load({})
     expect(c).toMatchObject({
@@ -46,7 +46,7 @@ describe('loadConfig — defaults (API.md E)', () => {
     })
   })
 
-  it('when the environment is empty, then the services are card and sbp with bounds 1.00..1000000.00 and no fee (API.md B2, B8)', () => {
+  it('when the environment is empty, then the services are card and sbp with bounds 1.00..1000000.00 and no fee (docs/api.md#create-an-invoice, docs/api.md#limits)', () => {
     expect(load({}).services).toEqual([
       { name: 'card', currencies: undefined, min: '1.00', max: '1000000.00', fee: undefined },
       { name: 'sbp', currencies: undefined, min: '1.00', max: '1000000.00', fee: undefined },

@@ -8,7 +8,7 @@ export interface ServiceConfig {
   readonly name: string
   /** Enabled currencies this service accepts; undefined = every enabled currency. */
   readonly currencies: readonly string[] | undefined
-  /** Amount bounds in major units as exact decimal text (API.md B8: defaults 1.00 and 1000000.00). */
+  /** Amount bounds in major units as exact decimal text (docs/api.md#limits: defaults 1.00 and 1000000.00). */
   readonly min: string
   readonly max: string
   /** Fee as exact decimal texts; undefined = no fee. */
@@ -83,7 +83,7 @@ function applyServiceLimits(text: string | undefined, services: ServiceConfig[],
   }
 }
 
-/** `SERVICE_FEES=card=2.5%,sbp=0.4%+1.00`: percent and/or fixed fee per service (API.md E). */
+/** `SERVICE_FEES=card=2.5%,sbp=0.4%+1.00`: percent and/or fixed fee per service (docs/configuration.md#variables). */
 function applyServiceFees(text: string | undefined, services: ServiceConfig[], bad: Report): void {
   if (text === undefined) return
   const seen = new Set<string>()

@@ -36,7 +36,7 @@ export function amountBounds(service: ServiceRules, exponent: number): { min: Mi
 }
 
 /**
- * The fee the service charges on `amount` as configured now (API.md B4, SERVICE_FEES): rounded half up to the
+ * The fee the service charges on `amount` as configured now (docs/api.md#fees-and-credited, SERVICE_FEES): rounded half up to the
  * currency's minor unit, never more than the amount; 0 for a service with no fee, or one no longer configured.
  */
 export function serviceFee(catalog: Catalog, service: string, currency: string, amount: Minor): Minor {

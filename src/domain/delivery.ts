@@ -3,14 +3,14 @@ import type { DeliveryId, EventId, InvoiceId, MerchantId } from './ids.js'
 import type { InvoiceEventType } from './invoice.js'
 import type { InvoiceView } from './invoice-view.js'
 
-/** Every event type a webhook can carry: the invoice's transitions, and the merchant's own test (API.md B6, C). */
+/** Every event type a webhook can carry: the invoice's transitions, and the merchant's own test (docs/webhooks.md#events, docs/webhooks.md#test-events). */
 export type WebhookEventType = InvoiceEventType | 'webhook.test'
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 /**
- * One event on its way to one callback_url: a durable row, not a sleeping promise (ARCHITECTURE.md 3,
+ * One event on its way to one callback_url: a durable row, not a sleeping promise (docs/architecture.md#retries-are-rows-not-sleeps,
  * "retries are rows"). Written in the transaction of the transition that caused the event.
  */
 export interface Delivery {
@@ -62,7 +62,7 @@ export interface ClaimedDelivery {
 }
 
 /**
- * API.md B6: `{"type", "timestamp", "data"}` with `data` the invoice exactly as getInfo returned it at the
+ * docs/webhooks.md#events: `{"type", "timestamp", "data"}` with `data` the invoice exactly as getInfo returned it at the
  * time of the event. Serialized once, when the event is written, so retries and redeliveries send the same
  * bytes under the same webhook-id.
  */

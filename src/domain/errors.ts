@@ -1,4 +1,4 @@
-/** The closed list of machine-readable error codes (API.md B7). */
+/** The closed list of machine-readable error codes (docs/api.md#errors). */
 export const ERROR_STATUS = {
   invalid_json: 400,
   validation_failed: 400,

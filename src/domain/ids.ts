@@ -7,7 +7,7 @@ export type DeliveryId = string & { readonly __brand: 'DeliveryId' }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-/** True for a lowercase canonical UUID (API.md conventions: identifiers are lowercase UUIDs). */
+/** True for a lowercase canonical UUID (docs/api.md#conventions: identifiers are lowercase UUIDs). */
 export function isUuid(text: string): boolean {
   return UUID.test(text)
 }

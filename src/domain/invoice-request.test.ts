@@ -127,7 +127,7 @@ describe('validateCreateRequest — amount', () => {
     expect(accepted({ amount, currency })).toMatchObject({ amount: minor, currency })
   })
 
-  it('when "100.500" is sent for RUB, then it is refused naming the 2 decimal places (API.md B2, B7)', () => {
+  it('when "100.500" is sent for RUB, then it is refused naming the 2 decimal places (docs/api.md#create-an-invoice, docs/api.md#errors)', () => {
     expect(refusedOn('amount', { amount: '100.500' })).toBe('must have at most 2 decimal places for RUB')
   })
 
@@ -161,7 +161,7 @@ describe('validateCreateRequest — amount', () => {
   })
 })
 
-describe('validateCreateRequest — amount bounds per service (API.md B8)', () => {
+describe('validateCreateRequest — amount bounds per service (docs/api.md#limits)', () => {
   it('when card gets exactly its min 1.00 and max 1,000,000.00, then both are accepted', () => {
     expect(accepted({ amount: '1.00' }).amount).toBe(100)
     expect(accepted({ amount: '1000000.00' }).amount).toBe(100_000_000)

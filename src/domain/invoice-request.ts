@@ -3,7 +3,7 @@ import { withArticle, type FieldError } from './errors.js'
 import { formatAmount, numberText, parseAmount, type Minor } from './money.js'
 import { classifyHost, isPublic } from './network-address.js'
 
-/** A create request after the wire schema checked types and lengths (API.md B2). */
+/** A create request after the wire schema checked types and lengths (docs/api.md#create-an-invoice). */
 export interface CreateInvoiceInput {
   readonly orderId: string
   readonly amount: number | string
@@ -49,7 +49,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 const LONE_SURROGATE = /\p{Cs}/u
 
 /**
- * Every semantic rule of API.md B2 that a JSON schema cannot express; all failures are collected so the
+ * Every semantic rule of docs/api.md#create-an-invoice that a JSON schema cannot express; all failures are collected so the
  * merchant sees each bad field at once.
  */
 export function validateCreateRequest(
@@ -85,7 +85,7 @@ export function validateCreateRequest(
 
   let amount: Minor | undefined
   // A number is checked as written when its text is known: a double cannot tell 100.5 from 100.500 or from
-  // 100.50000000000000001, and the decimal places the client sent are what B2 limits.
+  // 100.50000000000000001, and the decimal places the client sent are what docs/api.md#create-an-invoice limits.
   const text = typeof input.amount === 'number' ? (input.amountText ?? numberText(input.amount)) : input.amount
   if (text === undefined || (typeof input.amount === 'number' && (input.amount < 0 || !/^[0-9.]+$/.test(text)))) {
     fail('amount', 'must be a positive decimal number without exponent')
@@ -212,7 +212,7 @@ function checkUrl(
     fail(field, 'must name a host')
     return null
   }
-  // API.md B6: no webhooks to loopback, private or other non-public hosts. The WHATWG parser has already turned
+  // docs/webhooks.md#addresses: no webhooks to loopback, private or other non-public hosts. The WHATWG parser has already turned
   // odd IPv4 spellings (2130706433, 0x7f000001, 127.1, 0177.0.0.1) into dotted form; classifyHost accepts both.
   const cls = publicHostOnly ? classifyHost(url.hostname) : undefined
   if (cls !== undefined && !isPublic(cls)) {

@@ -4,8 +4,8 @@ import { isoTime } from './iso-time.js'
 import { toMajorNumber } from './money.js'
 
 /**
- * The seed's 2.1 invoice, exactly these 13 fields (API.md B4, B9): what getInfo answers and what a webhook
- * carries as `data` (API.md B6). A pure mapping, so the HTTP shell and the webhook outbox share it.
+ * The original API's invoice, exactly these 13 fields (docs/api.md#getinfo, docs/api.md#versioning): what getInfo answers and what a webhook
+ * carries as `data` (docs/webhooks.md#events). A pure mapping, so the HTTP shell and the webhook outbox share it.
  */
 export interface InvoiceView {
   id: string

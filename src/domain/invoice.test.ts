@@ -51,7 +51,7 @@ function invoice(status: Status, over: Partial<Invoice> = {}): Invoice {
 type Target = TransitionInput['to']
 const TARGETS: readonly Target[] = ['hold', 'paid', 'failed', 'expired']
 
-/** API.md B5, written out independently of the implementation's table. */
+/** docs/api.md#statuses, written out independently of the implementation's table. */
 const ALLOWED: Readonly<Record<Status, readonly Target[]>> = {
   pending: ['hold', 'paid', 'failed', 'expired'],
   hold: ['paid', 'failed'],
@@ -62,7 +62,7 @@ const ALLOWED: Readonly<Record<Status, readonly Target[]>> = {
 
 const PAIRS = STATUSES.flatMap((from) => TARGETS.map((to) => [from, to, ALLOWED[from].includes(to)] as const))
 
-describe('transition: every from → to pair (API.md B5)', () => {
+describe('transition: every from → to pair (docs/api.md#statuses)', () => {
   it('covers the 20 pairs with to ∈ hold, paid, failed, expired (pending is never a target)', () => {
     expect(PAIRS).toHaveLength(20)
     expect(PAIRS.filter(([, , ok]) => ok)).toHaveLength(6)
@@ -120,7 +120,7 @@ describe('transition: every from → to pair (API.md B5)', () => {
   })
 
   it.each(STATUSES.flatMap((from) => STATUSES.map((to) => [from, to] as const)))(
-    'when canTransition(%s, %s) is asked, then it follows API.md B5',
+    'when canTransition(%s, %s) is asked, then it follows docs/api.md#statuses',
     (from, to) => {
       expect(canTransition(from, to)).toBe(to !== 'pending' && ALLOWED[from].includes(to))
     },
@@ -197,7 +197,7 @@ describe('transition: what each target records', () => {
   )
 })
 
-describe('readStatus (API.md B4)', () => {
+describe('readStatus (docs/api.md#getinfo)', () => {
   it('when a pending invoice is read before expiresAt, then it is pending', () => {
     expect(readStatus(invoice('pending'), BEFORE_EXPIRY)).toBe('pending')
     expect(readStatus(invoice('pending'), new Date(EXPIRES.getTime() - 1))).toBe('pending')
@@ -256,7 +256,7 @@ describe('transition of a pending invoice already past expiry', () => {
     })
   })
 
-  it('when any invoice is asked for any target at any time, then it succeeds exactly as B5 applied to the read status (property)', () => {
+  it('when any invoice is asked for any target at any time, then it succeeds exactly as docs/api.md#statuses applied to the read status (property)', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...STATUSES),
@@ -280,7 +280,7 @@ describe('transition of a pending invoice already past expiry', () => {
   })
 })
 
-describe('live and final statuses (API.md B3, B5)', () => {
+describe('live and final statuses (docs/api.md#idempotency, docs/api.md#statuses)', () => {
   it('when statuses are classified, then pending, hold and paid are live and paid, failed, expired are final', () => {
     expect([...LIVE_STATUSES].sort()).toEqual(['hold', 'paid', 'pending'])
     expect([...FINAL_STATUSES].sort()).toEqual(['expired', 'failed', 'paid'])

@@ -4,11 +4,11 @@ import type { EventId, InvoiceId, MerchantId } from './ids.js'
 export const STATUSES = ['pending', 'hold', 'paid', 'failed', 'expired'] as const
 export type Status = (typeof STATUSES)[number]
 
-/** Statuses that hold an order_id: at most one invoice per (merchant, order_id) is in one of these (API.md B3). */
+/** Statuses that hold an order_id: at most one invoice per (merchant, order_id) is in one of these (docs/api.md#idempotency). */
 export const LIVE_STATUSES = ['pending', 'hold', 'paid'] as const satisfies readonly Status[]
 export const FINAL_STATUSES = ['paid', 'failed', 'expired'] as const satisfies readonly Status[]
 
-/** API.md B5: every allowed transition; anything else is refused. */
+/** docs/api.md#statuses: every allowed transition; anything else is refused. */
 const NEXT: Readonly<Record<Status, readonly Status[]>> = {
   pending: ['hold', 'paid', 'failed', 'expired'],
   hold: ['paid', 'failed'],
@@ -35,7 +35,7 @@ export interface Invoice {
   readonly qrData: string
   readonly credited: Minor | null
   /**
-   * The service's fee on this invoice, fixed when it was created (API.md B4: credited = amount − fee). Null on an
+   * The service's fee on this invoice, fixed when it was created (docs/api.md#fees-and-credited: credited = amount − fee). Null on an
    * invoice created before the fee was kept with it; its fee is the one configured when it is paid.
    */
   readonly fee: Minor | null
@@ -52,7 +52,7 @@ export interface Invoice {
 
 export type InvoiceEventType = 'invoice.hold' | 'invoice.paid' | 'invoice.failed' | 'invoice.expired'
 
-/** An outbox event: written in the same transaction as the transition that caused it (API.md B5, B6). */
+/** An outbox event: written in the same transaction as the transition that caused it (docs/api.md#statuses, docs/webhooks.md#delivery). */
 export interface InvoiceEvent {
   readonly id: EventId
   readonly invoiceId: InvoiceId
@@ -73,13 +73,13 @@ export function canTransition(from: Status, to: Status): boolean {
   return NEXT[from].includes(to)
 }
 
-/** API.md B4: a pending invoice past expired_at is never reported as pending. */
+/** docs/api.md#getinfo: a pending invoice past expired_at is never reported as pending. */
 export function readStatus(inv: Pick<Invoice, 'status' | 'expiresAt'>, now: Date): Status {
   return inv.status === 'pending' && now.getTime() >= inv.expiresAt.getTime() ? 'expired' : inv.status
 }
 
 /**
- * API.md B5: a hold not settled within the hold lifetime is cancelled. From this instant on the merchant can no longer
+ * docs/api.md#statuses: a hold not settled within the hold lifetime is cancelled. From this instant on the merchant can no longer
  * capture it (its authorisation has lapsed; the sweeper releases it and fails it), as a pending invoice past
  * `expired_at` can no longer be paid before any sweep. The provider settling it itself still counts: it is the
  * acquirer that holds the money. The instant the hold lapsed, when it has by `now`; else undefined (also for an
@@ -141,7 +141,7 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
     invoiceId: inv.id,
     merchantId: inv.merchantId,
     type: `invoice.${to}`,
-    // An invoice expires at expired_at (API.md B4: it reads expired from then on), however late the sweep that
+    // An invoice expires at expired_at (docs/api.md#getinfo: it reads expired from then on), however late the sweep that
     // records it runs — a second later, or after the service was down for an hour.
     createdAt: to === 'expired' ? new Date(Math.max(inv.expiresAt.getTime(), prev)) : seen,
   }

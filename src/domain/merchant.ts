@@ -10,7 +10,7 @@ export interface Merchant {
   readonly createdAt: Date
 }
 
-/** An API key as stored: only its SHA-256 hash, never the key itself (API.md B1). */
+/** An API key as stored: only its SHA-256 hash, never the key itself (docs/api.md#authentication). */
 export interface ApiKeyRecord {
   readonly id: ApiKeyId
   readonly merchantId: MerchantId
@@ -32,7 +32,7 @@ export interface WebhookSecret {
 
 const KEY = /^mk_[A-Za-z0-9_-]{43}$/
 
-/** API.md B1: `mk_` + 43 characters of base64url (32 random bytes). */
+/** docs/api.md#authentication: `mk_` + 43 characters of base64url (32 random bytes). */
 export function isWellFormedApiKey(text: string): boolean {
   return KEY.test(text)
 }

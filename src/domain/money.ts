@@ -1,5 +1,5 @@
 /**
- * Money is integer minor units end to end (ARCHITECTURE.md 3). Amounts are parsed from decimal text
+ * Money is integer minor units end to end (docs/architecture.md#money-is-integer-minor-units). Amounts are parsed from decimal text
  * — the string a client sent, or a JSON number's shortest round-trip text — never by multiplying floats.
  */
 export type Minor = number & { readonly __brand: 'Minor' }
@@ -18,7 +18,7 @@ export type ParseFailure = 'format' | 'too_many_decimals' | 'too_large'
 
 /**
  * Parses `^[0-9]+(\.[0-9]+)?$` into minor units of a currency with `exponent` decimals.
- * Trailing zeros past the exponent are still refused ("100.500" for RUB): API.md B2.
+ * Trailing zeros past the exponent are still refused ("100.500" for RUB): docs/api.md#create-an-invoice.
  */
 export function parseAmount(
   text: string,
@@ -94,7 +94,7 @@ function decimalParts(text: string): { numer: bigint; scale: number } {
 
 /**
  * The fee on `amount`: `amount × percent / 100 + fixed`, computed exactly with bigint on the decimal texts and
- * rounded once, half up, to the currency's minor unit (API.md B4). Never more than the amount, so `credited`
+ * rounded once, half up, to the currency's minor unit (docs/api.md#fees-and-credited). Never more than the amount, so `credited`
  * never goes below 0.
  */
 export function computeFee(amount: Minor, exponent: number, fee: Fee): Minor {

@@ -85,7 +85,7 @@ describe('parseIpv6', () => {
   })
 })
 
-describe('classifyIp (API.md B6: only public addresses receive webhooks)', () => {
+describe('classifyIp (docs/webhooks.md#addresses: only public addresses receive webhooks)', () => {
   it.each([
     ['0.0.0.0', 'unspecified'],
     ['0.1.2.3', 'this-network'],

@@ -1,5 +1,5 @@
 /**
- * Which network addresses a webhook may be sent to (API.md B6: loopback, private, link-local and other
+ * Which network addresses a webhook may be sent to (docs/webhooks.md#addresses: loopback, private, link-local and other
  * non-public addresses are refused unless the operator allows them). Pure parsing and range tables: used on
  * the literal host of a callback_url when an invoice is created, and on every resolved address when the
  * webhook adapter connects (the check that matters: a name can resolve anywhere, and differently each time).

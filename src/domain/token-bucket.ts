@@ -1,5 +1,5 @@
 /**
- * A token bucket (API.md B8: per API key, `rate` requests a second sustained, bursts of `burst`).
+ * A token bucket (docs/api.md#limits: per API key, `rate` requests a second sustained, bursts of `burst`).
  * Pure: the caller keeps the state and passes the time.
  */
 export interface Bucket {

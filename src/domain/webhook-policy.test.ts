@@ -4,7 +4,7 @@ import { firstAttemptDelayMs, nextStep, retryDelayMs, verdictOf } from './webhoo
 const DEFAULT = [0, 5, 300, 1800, 7200, 18000, 36000, 36000]
 const ENDED = new Date('2026-11-22T10:00:00.000Z')
 
-describe('verdictOf (API.md B6)', () => {
+describe('verdictOf (docs/webhooks.md#delivery)', () => {
   it.each([
     [200, 'succeeded'],
     [201, 'succeeded'],

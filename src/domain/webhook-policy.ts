@@ -1,5 +1,5 @@
 /**
- * The retry policy of webhook deliveries as pure functions (API.md B6; ARCHITECTURE.md 3: a pure function of the
+ * The retry policy of webhook deliveries as pure functions (docs/webhooks.md#retries; docs/architecture.md#retries-are-rows-not-sleeps: a pure function of the
  * attempt number and the configured schedule). Time and randomness are inputs.
  *
  * `schedule` is WEBHOOK_RETRY_SCHEDULE, "seconds before each attempt": entry 0 is the delay of the first attempt

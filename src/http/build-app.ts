@@ -44,30 +44,30 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     // Given to the server at its creation as well: on Node 20 a requestTimeout set afterwards (as Fastify sets its
     // own) is not enforced (measured: the stalled body kept its connection).
     requestTimeout: requestTimeout.ms,
-    // requireHostHeader: a request without Host is refused by problem-json.ts, as a B7 problem, not by node
+    // requireHostHeader: a request without Host is refused by problem-json.ts, as a problem (docs/api.md#errors), not by node
     http: {
       requestTimeout: requestTimeout.ms,
       connectionsCheckingInterval: requestTimeout.checkEveryMs,
       requireHostHeader: false,
     },
     requestIdHeader: false,
-    // the client address the per-address limits count (B8): behind a proxy, from its X-Forwarded-For (TRUST_PROXY)
+    // the client address the per-address limits count (docs/api.md#limits): behind a proxy, from its X-Forwarded-For (TRUST_PROXY)
     trustProxy: trustedProxies(opts.trustProxy),
     genReqId: requestIdOf,
     // On SIGTERM a request already on its way over a keep-alive connection is served (with `Connection: close`),
     // not refused: a 503 to a POST leaves the client unsure whether it took effect. New connections are refused
     // once the listener is closed, which is what a load balancer retries elsewhere.
     return503OnClosing: false,
-    // router errors (over-long path parameter, bad percent-encoding) as B7 problems too
+    // router errors (over-long path parameter, bad percent-encoding) as problems (docs/api.md#errors) too
     frameworkErrors,
-    // requests node's HTTP parser refuses (bad header syntax, headers over 16 KiB) as B7 problems too
+    // requests node's HTTP parser refuses (bad header syntax, headers over 16 KiB) as problems (docs/api.md#errors) too
     clientErrorHandler: clientErrors,
     ajv: {
-      // API.md B2: unknown fields are rejected, never silently removed; bodies are never coerced.
+      // docs/api.md#create-an-invoice: unknown fields are rejected, never silently removed; bodies are never coerced.
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true },
     },
   })
-  // Only application/json bodies are accepted (API.md B2 → 415 otherwise).
+  // Only application/json bodies are accepted (docs/api.md#create-an-invoice → 415 otherwise).
   app.removeContentTypeParser('text/plain')
   registerJsonBody(app, { exactNumbers: ['amount'] })
 
@@ -90,7 +90,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   await registerDocs(app, opts.publicUrl)
   const metrics = registerMetrics(app, { defaultMetrics: opts.defaultMetrics, extra: opts.metricsRegistries ?? [] })
   const full: HttpDeps = { ...deps, metrics }
-  // The merchant routes, in one scope whose every request authenticates its API key first (API.md B1, B8).
+  // The merchant routes, in one scope whose every request authenticates its API key first (docs/api.md#authentication, docs/api.md#limits).
   await app.register(async (merchantScope) => {
     merchantScope.addHook('onRequest', requireApiKey(full.authenticate, full.rateLimiter))
     invoiceRoutes(merchantScope, full)

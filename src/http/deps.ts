@@ -9,7 +9,7 @@ import type { HttpMetrics } from './plugins/metrics.js'
 export type InvoiceUseCases = UseCases['invoices']
 /** The buyer-facing payment flow. */
 export type PaymentUseCases = UseCases['payments']
-/** The merchant's webhook endpoints (API.md C). */
+/** The merchant's webhook endpoints (docs/webhooks.md#delivery-log). */
 export type WebhookUseCases = UseCases['webhooks']
 
 export interface HttpOptions {
@@ -34,7 +34,7 @@ export interface RequestTimeout {
 export interface HttpDeps {
   readonly publicUrl: string
   readonly authenticate: UseCases['accounts']['authenticate']
-  /** Per-key and failed-authentication limits (API.md B8). */
+  /** Per-key and failed-authentication limits (docs/api.md#limits). */
   readonly rateLimiter: RateLimiter
   readonly invoices: InvoiceUseCases
   readonly payments: PaymentUseCases

@@ -3,10 +3,10 @@ import type { Invoice } from '../domain/invoice.js'
 import { invoiceView, storedExponent, type InvoiceView } from '../domain/invoice-view.js'
 import { formatAmount, type Minor } from '../domain/money.js'
 
-/** The seed's 2.1 invoice: exactly these 13 fields (API.md B4, B9); the mapping is the domain's, shared with webhooks. */
+/** The original API's invoice: exactly these 13 fields (docs/api.md#getinfo, docs/api.md#versioning); the mapping is the domain's, shared with webhooks. */
 export type InvoiceWire = InvoiceView
 
-/** The seed's 2.3 create response. `order_id` carries the invoice id, as the seed says. */
+/** The original API's create response. `order_id` carries the invoice id, as the original API has it. */
 export interface CreateResponseWire {
   order_id: string
   pay_url: string
@@ -36,7 +36,7 @@ export function createResponseToWire(
   }
 }
 
-/** An entry of the delivery log (API.md C). */
+/** An entry of the delivery log (docs/webhooks.md#delivery-log). */
 export interface DeliveryWire {
   id: string
   event_id: string

@@ -1,6 +1,6 @@
 // QR codes for the create-invoice response and the payment page.
 //
-// `qrcode` stays the encoder (ARCHITECTURE.md §1: no hand-written QR encoding), but its PNG writer
+// `qrcode` stays the encoder (docs/architecture.md#libraries: no hand-written QR encoding), but its PNG writer
 // (toBuffer/toDataURL) costs several ms per image on the event loop: it renders RGBA pixels through pngjs.
 // The create-invoice endpoint returns a QR per request at thousands of requests/s, so we take only the
 // module matrix from `qrcode` and serialize it ourselves as a 1-bit grayscale PNG: one bit per pixel,

@@ -1,7 +1,7 @@
 /**
  * An in-process doorbell between the use cases that write outbox events and the webhook dispatcher: rung
  * after a transaction that wrote events has committed, so a new event is sent at once instead of on the next
- * poll (ARCHITECTURE.md 3). Losing a ring loses nothing — the rows are the truth and the dispatcher also polls
+ * poll (docs/architecture.md#retries-are-rows-not-sleeps). Losing a ring loses nothing — the rows are the truth and the dispatcher also polls
  * (which covers other instances' events and retries coming due).
  */
 export interface EventSignal {

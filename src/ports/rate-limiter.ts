@@ -18,7 +18,7 @@ export type Admission =
   | { readonly by: 'address'; readonly decision: LimitDecision }
 
 /**
- * Request limits (API.md B8). In memory per instance by default; shared through Redis when configured, so
+ * Request limits (docs/api.md#limits). In memory per instance by default; shared through Redis when configured, so
  * that several instances enforce one limit.
  *
  * A keyed request costs one shared decision: `authBlocked` may answer from what this instance already knows, and

@@ -31,7 +31,7 @@ export interface InvoiceListQuery {
 export interface InvoiceReader {
   /** The invoice with this id, whoever owns it (public pages); undefined when none. */
   findById(id: InvoiceId): Promise<Invoice | undefined>
-  /** The newest invoice of this merchant with this order_id (API.md B3: getInfo by order_id reads the newest). */
+  /** The newest invoice of this merchant with this order_id (docs/api.md#getinfo: getInfo by order_id reads the newest). */
   findByOrderId(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined>
   /** The live invoice (pending, hold, paid) holding (merchant, order_id), if any: at most one (the partial unique index). */
   findLive(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined>
@@ -125,7 +125,7 @@ export interface DeliveryProgress {
 
 export interface DeliveryRepo extends DeliveryReader {
   /**
-   * The delivery of a new event with its webhook body, fixed now (API.md B6: the invoice as it was at the
+   * The delivery of a new event with its webhook body, fixed now (docs/webhooks.md#events: the invoice as it was at the
    * event); call in the transaction that appends the event (the outbox).
    */
   insert(delivery: Delivery, payload: string): Promise<void>
@@ -134,7 +134,7 @@ export interface DeliveryRepo extends DeliveryReader {
    * merchant up to `share.perMerchant` in flight by `takeFairShare`, answering ones beyond it by
    * `takeBeyondShare`), and returns them with their payload. Due:
    * pending, next_attempt_at <= now, not leased by a live claim, and no earlier delivery (by created_at, id) of
-   * the same invoice still pending — the per-invoice order of API.md B6. Each merchant's due deliveries are
+   * the same invoice still pending — the per-invoice order of docs/webhooks.md#ordering. Each merchant's due deliveries are
    * sought apart, so however long one merchant's backlog, the others' are found. Call in a transaction of its
    * own; on PostgreSQL the rows are locked FOR UPDATE SKIP LOCKED, so concurrent dispatchers (other instances)
    * claim disjoint sets.
@@ -158,7 +158,7 @@ export interface DeliveryRepo extends DeliveryReader {
    */
   releaseAll(): Promise<number>
   /**
-   * Redelivery (API.md C): pending again, due at `now`, a new run of the schedule — unless an attempt of it is
+   * Redelivery (docs/webhooks.md#redelivery): pending again, due at `now`, a new run of the schedule — unless an attempt of it is
    * under way (a live lease at `now`): that attempt is the redelivery, and requeueing would send it a second time
    * alongside. Returns whether it requeued (false also for a missing delivery).
    */

@@ -24,7 +24,7 @@ export interface WebhookResponse {
 
 /**
  * Sends webhooks over HTTP. The adapter refuses loopback, private, link-local and other non-public addresses
- * — judged on the address each connection actually uses — unless the operator allows them (API.md B6), and
+ * — judged on the address each connection actually uses — unless the operator allows them (docs/webhooks.md#addresses), and
  * never follows redirects (a 3xx is an answer like any other non-2xx).
  */
 export interface WebhookTransport {

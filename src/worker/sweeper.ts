@@ -17,7 +17,7 @@ export interface Sweeper {
 }
 
 /**
- * Runs the clock-driven transitions every `intervalMs` (API.md B5: an expiry's event within about a second).
+ * Runs the clock-driven transitions every `intervalMs` (docs/api.md#statuses: an expiry's event within about a second).
  * Each sweep is a cheap indexed query when nothing is due; a full batch is followed at once by the next one.
  * Restart-safe: the state is the database, and every move is a compare-and-set.
  */

@@ -52,7 +52,7 @@ export interface WebhookDispatcher {
 }
 
 /**
- * The webhook dispatcher loop (ARCHITECTURE.md 3: retries are rows, not sleeps). It holds nothing that matters:
+ * The webhook dispatcher loop (docs/architecture.md#retries-are-rows-not-sleeps: retries are rows, not sleeps). It holds nothing that matters:
  * the rows say what is due, so a restart resumes from them. A cycle — record what ended, claim what is due, in
  * one transaction — runs when an event commits (the doorbell), when attempts end (their slots are free and the
  * next event of their invoice may be due), when a retry comes due (one timer, for the earliest known), and on a

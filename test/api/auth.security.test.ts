@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-
 
 const UNKNOWN = '00000000-0000-7000-8000-000000000000'
 
-describe('API keys (API.md B1)', () => {
+describe('API keys (docs/api.md#authentication)', () => {
   let t: TestApp
   let m: TestMerchant
   let shop: TestClient

@@ -150,7 +150,7 @@ describe('POST /api/v1/invoices — errors', () => {
     expect(await countInvoices()).toBe(0)
   })
 
-  // The amount as a JSON number is checked as the client wrote it (B2), not as the double it parses to.
+  // The amount as a JSON number is checked as the client wrote it (docs/api.md#create-an-invoice), not as the double it parses to.
   it.each([
     ['more decimals than a double holds', '123456.789999999999999', 'at most 2 decimal places for RUB'],
     ['"100.500" written as a number', '100.500', 'at most 2 decimal places for RUB'],

@@ -14,7 +14,7 @@ describe('POST /api/v1/invoices — happy paths', () => {
   })
   afterEach(async () => t.close())
 
-  it('when a valid invoice is posted, then 201 with exactly the seed fields and a QR that decodes to qr_data', async () => {
+  it('when a valid invoice is posted, then 201 with exactly the original API fields and a QR that decodes to qr_data', async () => {
     const res = await shop.createInvoice({
       order_id: 'A-1',
       amount: 100.5,

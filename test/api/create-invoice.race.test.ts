@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
-describe('idempotent create under concurrency (API.md B3)', () => {
+describe('idempotent create under concurrency (docs/api.md#idempotency)', () => {
   let t: TestApp
   let m: TestMerchant
   let port: number

@@ -32,7 +32,7 @@ describe('GET /api/invoice/getInfo', () => {
   })
   afterEach(async () => t.close())
 
-  it('when read by invoice_id, then exactly the 13 seed fields with the seed types', async () => {
+  it('when read by invoice_id, then exactly the 13 fields of the original API, with their types', async () => {
     const res = await shop.getInfo({ merchant_id: m.id, invoice_id: invoiceId })
     expectStatus(res, 200)
     const inv = res.body

@@ -6,7 +6,7 @@ import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-
 
 /**
  * Hostile input through the real app (issue #6): whatever a client sends to the create, getInfo and simulate
- * endpoints, the answer is a 2xx (or the form post's 303) or a B7 problem, never a 5xx; a refused request changes
+ * endpoints, the answer is a 2xx (or the form post's 303) or a problem document (docs/api.md#errors), never a 5xx; a refused request changes
  * nothing; and the app keeps answering.
  */
 
@@ -260,7 +260,7 @@ describe('hostile input (issue #6): never a 5xx, refusals change nothing', () =>
   const countInvoices = async () =>
     (await t.rt.store.invoices.list({ merchantId: m.id as never, limit: 1_000_000, now: t.clock.now() })).length
 
-  /** A 4xx is a B7 problem document whose code belongs to its status; nothing is a 5xx. */
+  /** A 4xx is a problem document (docs/api.md#errors) whose code belongs to its status; nothing is a 5xx. */
   const expectWellFormed = (res: Answer, allow3xx = false): void => {
     const ok = (res.status >= 200 && res.status < 300) || (allow3xx && res.status === 303)
     if (ok) return

@@ -1,5 +1,5 @@
 /**
- * Requests node's HTTP parser refuses before the app sees them (API.md B7): still a problem+json answer with a
+ * Requests node's HTTP parser refuses before the app sees them (docs/api.md#errors): still a problem+json answer with a
  * stable code and an `x-request-id`, over a real socket (inject() never goes through the parser).
  */
 import { connect } from 'node:net'
@@ -56,7 +56,7 @@ function createRequest(orderId: string): string {
 
 const MALFORMED = `GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`
 
-describe('requests the HTTP parser refuses (API.md B7)', () => {
+describe('requests the HTTP parser refuses (docs/api.md#errors)', () => {
   it.each([
     [
       'a header line without a colon',

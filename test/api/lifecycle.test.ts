@@ -13,7 +13,7 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as typeof impo
 
 type Outcome = 'paid' | 'hold' | 'failed'
 
-describe('invoice lifecycle through the API (API.md B5)', () => {
+describe('invoice lifecycle through the API (docs/api.md#statuses)', () => {
   let t: TestApp
   let m: TestMerchant
   /** The merchant's client; `buyer`, the payment page's (no key). */
@@ -266,7 +266,7 @@ describe('invoice lifecycle through the API (API.md B5)', () => {
   })
 
   it('when the hold and the capture run on clocks that lag the create, then the webhooks still go out in order: hold first, paid behind it', async () => {
-    // create on one instance; hold and capture on another whose clock is 10 s behind (API.md B6, per-invoice order)
+    // create on one instance; hold and capture on another whose clock is 10 s behind (docs/webhooks.md#ordering, per-invoice order)
     const id = await create({ callback_url: 'https://shop.example/hooks' })
     t.clock.advance(-10)
     expectStatus(await simulate(id, 'hold'), 200)
@@ -477,7 +477,7 @@ describe('racing transitions', () => {
   })
 })
 
-describe('the fee on an invoice (API.md B4, SERVICE_FEES)', () => {
+describe('the fee on an invoice (docs/api.md#fees-and-credited, SERVICE_FEES)', () => {
   it('when SERVICE_FEES changes between create and payment, then the fee in force at creation is credited; an invoice from before fees were kept takes the one configured at payment', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fee-'))
     const DATABASE_URL = `sqlite:${join(dir, 'fees.db')}`

@@ -6,7 +6,7 @@ const UNKNOWN = '00000000-0000-7000-8000-000000000000'
 const SUCCESS = 'https://shop.example/thanks?order=P-1&x=<y>'
 const FAIL = 'https://shop.example/sorry'
 
-describe('hosted payment page (API.md D)', () => {
+describe('hosted payment page (docs/payment-page.md)', () => {
   let t: TestApp
   let m: TestMerchant
   /** The merchant's client; `buyer`, the payment page's (no key). */
@@ -228,7 +228,7 @@ describe('hosted payment page (API.md D)', () => {
       const held = (await page(id, {}, '?lang=ru')).text
       expect(held).toContain('Платёж авторизован')
       expect(held).toContain(`action="/pay/${id}/simulate?lang=ru"`)
-      // a held payment can only be settled by the provider: pay or decline, no second hold (API.md B5)
+      // a held payment can only be settled by the provider: pay or decline, no second hold (docs/api.md#statuses)
       expect(forms(held)).toEqual(['paid', 'failed'])
       const declined = await simulateForm(id, 'outcome=failed', '?lang=xx&lang=RU')
       expect(declined.status).toBe(303)

@@ -91,7 +91,7 @@ describe('public endpoints, request ids and documentation', () => {
     )
     const info = doc.paths['/api/invoice/getInfo'].get
     expect(Object.keys(info.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404']))
-    // the operations endpoints of API.md D too, /metrics as the Prometheus text it is
+    // the operations endpoints of docs/operations.md#health too, /metrics as the Prometheus text it is
     for (const path of ['/healthz', '/readyz', '/metrics'])
       expect(doc.paths[path]?.get?.tags, path).toEqual(['operations'])
     expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual([

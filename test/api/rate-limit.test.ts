@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-
 /** A key nobody holds: an authentication failure. */
 const BAD_KEY = { apiKey: 'mk_' + 'x'.repeat(43) }
 
-describe('limits (API.md B8)', () => {
+describe('limits (docs/api.md#limits)', () => {
   let t: TestApp
   let m: TestMerchant
   beforeEach(async () => {

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery end to end (API.md B6): the real app, the real dispatcher on the real clock, and a real HTTP
+ * Webhook delivery end to end (docs/webhooks.md#delivery): the real app, the real dispatcher on the real clock, and a real HTTP
  * receiver on 127.0.0.1 that verifies every request with the standardwebhooks package.
  */
 import { createServer as createTcpServer, type AddressInfo } from 'node:net'
@@ -88,7 +88,7 @@ async function logUntil(
 
 const typeAndAnswer = (h: ReceivedWebhook) => `${h.json.type}:${String(h.answer)}`
 
-describe('webhook delivery (API.md B6)', () => {
+describe('webhook delivery (docs/webhooks.md#delivery)', () => {
   it('when an invoice is paid, then the receiver gets invoice.paid at once, signed, with the getInfo invoice of that moment', async () => {
     const c = await setup()
     const id = await create(c)
@@ -431,7 +431,7 @@ describe('webhook delivery (API.md B6)', () => {
     expect(d!.attempts).toHaveLength(1)
   })
 
-  describe('webhook secret rotation (API.md B6)', () => {
+  describe('webhook secret rotation (docs/webhooks.md#secret-rotation)', () => {
     it('when the secret is rotated, then webhooks carry both signatures and each verifies with its own secret', async () => {
       const c = await setup()
       const old = c.m.webhookSecret

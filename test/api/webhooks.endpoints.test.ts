@@ -1,6 +1,6 @@
 /**
- * The merchant's webhook endpoints (API.md C): the delivery log, redelivery and the test event; the address rules
- * for callback_url at creation (API.md B6); the webhook metrics; and that no secret reaches a log line.
+ * The merchant's webhook endpoints (docs/webhooks.md#delivery-log): the delivery log, redelivery and the test event; the address rules
+ * for callback_url at creation (docs/webhooks.md#addresses); the webhook metrics; and that no secret reaches a log line.
  */
 import { createHash } from 'node:crypto'
 import { pino } from 'pino'
@@ -296,7 +296,7 @@ describe('POST /api/v1/webhooks/test', () => {
   })
 })
 
-describe('callback_url address rules at creation (API.md B6)', () => {
+describe('callback_url address rules at creation (docs/webhooks.md#addresses)', () => {
   it.each([
     'https://127.0.0.1/h',
     'https://localhost/h',

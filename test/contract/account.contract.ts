@@ -1,4 +1,4 @@
-/** The Store contract for merchants, API keys and webhook secrets (API.md B1, B6). */
+/** The Store contract for merchants, API keys and webhook secrets (docs/api.md#authentication, docs/webhooks.md#secret-rotation). */
 import { describe, expect, it } from 'vitest'
 import type { ApiKeyId } from '../../src/domain/ids.js'
 import { StoreUnavailableError } from '../../src/ports/store.js'

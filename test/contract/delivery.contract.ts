@@ -1,5 +1,5 @@
 /**
- * The Store contract for webhook deliveries (API.md B6, C; ARCHITECTURE.md 3: retries are rows): the claim —
+ * The Store contract for webhook deliveries (docs/webhooks.md#ordering, docs/webhooks.md#delivery-log; docs/architecture.md#retries-are-rows-not-sleeps: retries are rows): the claim —
  * due, leased, one invoice in order, disjoint under concurrency —, the compare-and-set of an attempt's result,
  * redelivery, the merchant's log and the queue statistics.
  *
@@ -158,7 +158,7 @@ export function describeDeliveryContract(ctx: ContractContext): void {
       expect(await next(at(5 * MINUTE))).toBeNull()
     })
 
-    it('when an invoice has several pending deliveries, then only the earliest is due until it succeeded or failed (API.md B6 order)', async () => {
+    it('when an invoice has several pending deliveries, then only the earliest is due until it succeeded or failed (docs/webhooks.md#ordering)', async () => {
       const store = ctx.store()
       const m = await givenMerchant(store)
       const inv = await givenInvoice(store, m.id)

@@ -1,4 +1,4 @@
-/** The Store contract for listing invoices: newest first, cursor pages, ranges and read-status filters (API.md C, B4). */
+/** The Store contract for listing invoices: newest first, cursor pages, ranges and read-status filters (docs/api.md#list-invoices, docs/api.md#getinfo). */
 import { describe, expect, it } from 'vitest'
 import type { MerchantId } from '../../src/domain/ids.js'
 import type { Invoice, Status } from '../../src/domain/invoice.js'

@@ -1,4 +1,4 @@
-/** The Store contract for writing and finding invoices, and for their outbox events (API.md B3–B5). */
+/** The Store contract for writing and finding invoices, and for their outbox events (docs/api.md#idempotency, docs/api.md#getinfo, docs/api.md#statuses). */
 import { describe, expect, it } from 'vitest'
 import type { EventId } from '../../src/domain/ids.js'
 import type { Invoice } from '../../src/domain/invoice.js'

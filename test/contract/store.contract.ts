@@ -1,5 +1,5 @@
 /**
- * The Store contract: what every storage adapter must do, run once per database (ARCHITECTURE.md 2, test/contract).
+ * The Store contract: what every storage adapter must do, run once per database (docs/architecture.md#layers, test/contract).
  * Tests never assume an empty database (PostgreSQL runs share one): every id and order_id is fresh and
  * assertions look only at rows the test wrote.
  */

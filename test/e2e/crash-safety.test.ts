@@ -1,5 +1,5 @@
 /**
- * Crash safety on SQLite (API.md B3, B5, B6; README "Crash safety"): SIGKILL under load — no shutdown, no
+ * Crash safety on SQLite (docs/api.md#idempotency, docs/api.md#statuses, docs/webhooks.md#delivery; docs/operations.md#crash-safety): SIGKILL under load — no shutdown, no
  * flush — and a restart on the same file lose no acknowledged create or payment and no webhook
  * (test/helpers/crash-scenario.ts). On SQLite (one process per database) the start releases the claims of the
  * killed process, so its attempts under way go out again at once instead of after their lease.

@@ -1,5 +1,5 @@
 /**
- * No secret in the logs at LOG_LEVEL=debug (ARCHITECTURE.md 3, SECURITY.md "Stolen or leaked API key"): the real
+ * No secret in the logs at LOG_LEVEL=debug (docs/architecture.md#logs-and-comments, docs/security.md#threats-and-what-stops-them): the real
  * server process with its production logger (createLogger: pino, its redaction) and the real CLI, through a
  * whole merchant's life — merchant and keys from the CLI, invoices, a hold captured, webhooks failed, retried,
  * delivered and signed, a secret rotation (two signatures), a test event, a redelivery, a key revoked, failed

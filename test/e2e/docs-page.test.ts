@@ -1,5 +1,5 @@
 /**
- * The API reference at /docs in a real browser (API.md D), reached as an operator reaches it: over plain http at a
+ * The API reference at /docs in a real browser (docs/api.md#public-endpoints), reached as an operator reaches it: over plain http at a
  * host name that is not localhost (Chromium treats localhost and 127.0.0.1 as secure and forgives what it would
  * not elsewhere). The name is mapped to 127.0.0.1 inside the browser: no DNS, no network.
  */
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 
-describe.skipIf(browserSkipReason !== undefined)('/docs in a real browser (API.md D)', () => {
+describe.skipIf(browserSkipReason !== undefined)('/docs in a real browser (docs/api.md#public-endpoints)', () => {
   let t: TestApp
   let browser: Browser
   let port: number

@@ -28,7 +28,7 @@ async function freePort(): Promise<number> {
   return address.port
 }
 
-describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser (API.md D)', () => {
+describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser (docs/payment-page.md)', () => {
   let t: TestApp
   let m: TestMerchant
   let browser: Browser

@@ -1,6 +1,6 @@
 /**
  * Three instances of the real binary (`invoice-service serve`) over one PostgreSQL schema, as behind a load
- * balancer (ARCHITECTURE.md 4): they coordinate only through the database, so one order makes one invoice, a
+ * balancer (docs/scaling.md#coordinated-through-the-database): they coordinate only through the database, so one order makes one invoice, a
  * payment through one instance reads the same through the others, every webhook is sent by one instance only,
  * and an expiry — raced by three sweepers — happens, with its event, once.
  * Needs TEST_DATABASE_URL; without it the file skips, except in CI, where it fails.

@@ -1,5 +1,5 @@
 /**
- * API.md B8 across instances: with REDIS_URL, two instances of the service enforce ONE limit per API key and one
+ * docs/api.md#limits across instances: with REDIS_URL, two instances of the service enforce ONE limit per API key and one
  * failed-authentication limit per address, whichever instance each request reaches; each keyed request costs one
  * Redis command; while Redis is away they keep serving with per-instance limits (the redis-server at
  * TEST_REDIS_URL, behind a TCP proxy to stage the outage).

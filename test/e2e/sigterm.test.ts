@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown under load (ARCHITECTURE.md 4, README Operations "Shutdown"): SIGTERM in the middle of a
+ * Graceful shutdown under load (docs/operations.md#shutdown, docs/scaling.md#deploys-and-scale-in): SIGTERM in the middle of a
  * steady stream of creates and reads over keep-alive connections. The process exits 0 within seconds; every
  * request the server answered was answered 2xx (no 503 for in-flight or keep-alive requests); requests that
  * found the port closed are not counted; every invoice answered 201 is there after a restart on the same file.

@@ -1,5 +1,5 @@
 /**
- * A storage fault on the embedded SQLite database, seen over HTTP (API.md B7 `unavailable`, D /readyz): another
+ * A storage fault on the embedded SQLite database, seen over HTTP (docs/api.md#errors `unavailable`, docs/operations.md#storage-faults): another
  * process takes the database's write lock and keeps it (`BEGIN EXCLUSIVE` on a second connection — a real lock
  * on the real file, which stops root as well as anyone, unlike file modes). The real server, as a child process:
  * - writes answer 503 `unavailable` problems with Retry-After, never 500, and write nothing;

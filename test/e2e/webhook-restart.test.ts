@@ -1,5 +1,5 @@
 /**
- * Deliveries are rows (ARCHITECTURE.md 3): a stop with deliveries pending — waiting for a retry, never tried,
+ * Deliveries are rows (docs/architecture.md#retries-are-rows-not-sleeps): a stop with deliveries pending — waiting for a retry, never tried,
  * or in flight — loses none of them; the next start on the same database sends them.
  */
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * A merchant's webhook endpoint for tests: a real HTTP server on 127.0.0.1 (ARCHITECTURE.md 3: fake only what
+ * A merchant's webhook endpoint for tests: a real HTTP server on 127.0.0.1 (docs/architecture.md#tests: fake only what
  * leaves the process — and this does not even fake that). Every request is verified with the `standardwebhooks`
  * package, as a merchant would, against the secrets the test gives it.
  */

@@ -1,6 +1,6 @@
 /**
  * Row shapes of the current schema and their mapping to domain objects. Row shapes never leave adapters/db
- * (ARCHITECTURE.md 3); the domain sees only `Invoice`, `Merchant`, … .
+ * (docs/architecture.md#wire-shapes-and-row-shapes); the domain sees only `Invoice`, `Merchant`, … .
  *
  * Every time is an integer of epoch milliseconds, every amount an integer of minor units (INTEGER on SQLite,
  * BIGINT on PostgreSQL). A PostgreSQL adapter must parse int8 as a JS number (values stay within

@@ -1,5 +1,5 @@
 /**
- * Request limits shared by every instance through Redis (API.md B8 with REDIS_URL): one token bucket per API key
+ * Request limits shared by every instance through Redis (docs/api.md#limits with REDIS_URL: docs/scaling.md#rate-limits-shared-through-redis): one token bucket per API key
  * and one failed-authentication window per client address, whichever instance the request reaches.
  *
  * Each decision is one Lua script (EVALSHA, cached by ioredis' defineCommand), so it is atomic and costs one

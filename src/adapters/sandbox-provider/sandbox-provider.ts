@@ -2,7 +2,7 @@ import type { PaymentProvider } from '../../ports/payment-provider.js'
 
 /**
  * The built-in sandbox acquirer: the buyer "pays" on the hosted page with test controls, so the payment
- * link and the QR payload are both the hosted page itself (API.md B3).
+ * link and the QR payload are both the hosted page itself (docs/api.md#create-an-invoice).
  */
 export const sandboxProvider: PaymentProvider = {
   name: 'sandbox',

@@ -1,5 +1,5 @@
 /**
- * The connection-time address check of outgoing webhooks (API.md B6; ARCHITECTURE.md 1: "an Agent with a
+ * The connection-time address check of outgoing webhooks (docs/webhooks.md#addresses; docs/architecture.md#libraries: "an Agent with a
  * connect-time address check"). Every address a webhook connection is opened to is judged — after DNS, on the
  * very address the socket uses — so neither a name that resolves to 127.0.0.1 nor one that changes its answer
  * between a check and the connection (DNS rebinding) reaches a private network.

@@ -32,7 +32,7 @@ export interface UndiciTransportOptions {
   readonly allowPrivate: boolean
   /**
    * How long connecting (name lookup, TCP, TLS handshake) may take: WEBHOOK_TIMEOUT, the attempt's whole time, as
-   * the README says. The attempt's abort does not end a connect under way (undici), so this is what ends one: a
+   * docs/webhooks.md#delivery says. The attempt's abort does not end a connect under way (undici), so this is what ends one: a
    * fixed 10 s held a slot for 10 s when WEBHOOK_TIMEOUT was shorter, and cut a slow handshake short when longer.
    */
   readonly connectTimeoutMs: number

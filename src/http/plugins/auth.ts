@@ -14,7 +14,7 @@ declare module 'fastify' {
 const TOO_MANY_FAILURES = 'too many failed authentications from this address'
 
 /**
- * The onRequest hook of every merchant route (API.md B1, B8): runs before body parsing and validation.
+ * The onRequest hook of every merchant route (docs/api.md#authentication, docs/api.md#limits): runs before body parsing and validation.
  * 1. An address past its failed-authentication limit gets 429 without its key being looked at.
  * 2. The key is authenticated; a missing or wrong key counts against the address.
  * 3. The key's token bucket is charged; past it, 429. Every answer carries the key's RateLimit-* headers.

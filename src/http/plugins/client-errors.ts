@@ -23,7 +23,7 @@ export function noteAnswered(request: IncomingMessage): void {
 /**
  * Fastify's `clientErrorHandler`: a request node's HTTP parser refused before Fastify saw it (a malformed request
  * line or header, headers over the 16 KiB node allows, a request that did not arrive in time). Fastify would answer
- * a plain `application/json` body without `x-request-id`; this answers a B7 problem with one, then closes the
+ * a plain `application/json` body without `x-request-id`; this answers a problem (docs/api.md#errors) with one, then closes the
  * connection as node does (what follows on it cannot be parsed). The status stays what HTTP says (431 for large
  * headers, 408 for a timeout); the code is the contract's nearest. The refused request never reached the service.
  */

@@ -28,7 +28,7 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
         { name: 'public', description: 'Unauthenticated buyer-facing endpoints' },
         { name: 'operations', description: 'Health and monitoring' },
       ],
-      // API.md B6: what the service sends to an invoice's callback_url (OpenAPI 3.1 webhooks)
+      // docs/webhooks.md#events: what the service sends to an invoice's callback_url (OpenAPI 3.1 webhooks)
       webhooks: {
         invoiceEvent: {
           post: {

@@ -5,7 +5,7 @@ import { parse as parseJson } from 'secure-json-parse'
 import { AppError } from '../../domain/errors.js'
 
 /**
- * The `application/json` body parser (API.md B2, B7), in place of Fastify's own, which answers every failure with
+ * The `application/json` body parser (docs/api.md#create-an-invoice, docs/api.md#errors), in place of Fastify's own, which answers every failure with
  * one "not valid JSON" and decodes whatever bytes it gets:
  * - bytes that are not UTF-8 are `invalid_json` (JSON is UTF-8, RFC 8259 §8.1), not text with U+FFFD put in;
  * - a key named `__proto__` (or `constructor` holding `prototype`) is a field the API does not know: 400

@@ -1,5 +1,5 @@
 /**
- * The mapping of errors to RFC 9457 problems (API.md B7), and the handlers that send them: the document is
+ * The mapping of errors to RFC 9457 problems (docs/api.md#errors), and the handlers that send them: the document is
  * ./problem.ts, the schema errors' wording ./validation-messages.ts, the requests node's parser refuses
  * ./client-errors.ts.
  */
@@ -18,7 +18,7 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 }
 
 /**
- * The only place errors become HTTP responses (RFC 9457, API.md B7). Framework errors are mapped to the
+ * The only place errors become HTTP responses (RFC 9457, docs/api.md#errors). Framework errors are mapped to the
  * contract's codes; anything unexpected is logged with the request id and answered 500 without internals.
  */
 export function registerProblemJson(app: FastifyInstance): void {
@@ -36,7 +36,7 @@ export function registerProblemJson(app: FastifyInstance): void {
   })
 
   // An HTTP/1.1 request without Host (RFC 9112 §3.2: 400). Node answers it itself unless told not to
-  // (requireHostHeader: false, build-app.ts), with a bare 400 outside B7: no problem document, no x-request-id.
+  // (requireHostHeader: false, build-app.ts), with a bare 400 outside docs/api.md#errors: no problem document, no x-request-id.
   app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw
     if (raw.headers.host !== undefined || raw.httpVersionMajor !== 1 || raw.httpVersionMinor !== 1) return done()
@@ -68,7 +68,7 @@ export function registerProblemJson(app: FastifyInstance): void {
 
 /**
  * Fastify's `frameworkErrors`: the errors its router raises before any route or hook runs, which it would otherwise
- * answer itself with a plain `application/json` body outside B7 — a path parameter over the router's length limit
+ * answer itself with a plain `application/json` body outside docs/api.md#errors — a path parameter over the router's length limit
  * (414 FST_ERR_MAX_PARAM_LENGTH: no id is that long, so nothing is there) and a malformed percent-encoding in the
  * path (400 FST_ERR_BAD_URL).
  */

@@ -1,4 +1,4 @@
-/** The RFC 9457 problem document every error answer carries (API.md B7), and its body outside Fastify's reply. */
+/** The RFC 9457 problem document every error answer carries (docs/api.md#errors), and its body outside Fastify's reply. */
 import { STATUS_CODES } from 'node:http'
 import { ERROR_STATUS, type ErrorCode, type FieldError } from '../../domain/errors.js'
 
@@ -31,7 +31,7 @@ export function problemOf(code: ErrorCode, detail: string, errors?: readonly Fie
 }
 
 /**
- * The body of a problem answered with a status B7 does not pair with its code (408, 417, 431: what HTTP says, the
+ * The body of a problem answered with a status docs/api.md#errors does not pair with its code (408, 417, 431: what HTTP says, the
  * contract's nearest code), written outside Fastify's reply.
  */
 export function outsideB7(status: number, problem: Problem): string {

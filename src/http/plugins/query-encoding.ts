@@ -6,7 +6,7 @@ import { validationFailed } from '../../domain/errors.js'
  * validly percent-encoded — a lone `%`, `%zz`, bytes that are not UTF-8 such as `%FF` — is 400 `validation_failed`
  * naming it, as a bad encoding in the path already is. The query parser Fastify uses keeps such a value as written,
  * so `order_id=%FF%FE` looked up the order whose id is literally "%FF%FE" (and found it, if there was one).
- * Parameters the route does not have are ignored whatever they hold (API.md B4). A query without `%` costs one scan.
+ * Parameters the route does not have are ignored whatever they hold (docs/api.md#getinfo). A query without `%` costs one scan.
  */
 export function queryEncodingChecked(request: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
   const url = request.url

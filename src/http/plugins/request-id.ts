@@ -33,7 +33,7 @@ export function requestIdOf(req: IncomingMessage): string {
 }
 
 /**
- * API.md B7: every response carries `x-request-id`; every log line of the request carries it as `reqId`
+ * docs/api.md#conventions: every response carries `x-request-id`; every log line of the request carries it as `reqId`
  * (Fastify's child logger), including the one access-log line written here.
  */
 /**

@@ -16,7 +16,7 @@ import {
 } from '../schemas/invoices.js'
 import { Type } from '@sinclair/typebox'
 
-/** The seed's two endpoints and the invoice read extensions (API.md B2–B4, C). */
+/** The original API's two endpoints and the invoice read extensions (docs/api.md#create-an-invoice, docs/api.md#getinfo, docs/api.md#list-invoices). */
 export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 

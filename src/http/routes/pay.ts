@@ -64,7 +64,7 @@ function sendHtml(reply: FastifyReply, code: number, body: string): FastifyReply
  * names one, only `same-origin` (or `none`, a request the user made directly) passes. `same-site` is another origin
  * of the same site (another port or subdomain), which a page there reaches with `Origin: null` by its own
  * no-referrer policy.
- * B7 has no 403 code for this, so it is a 400 `validation_failed` naming `origin`.
+ * docs/api.md#errors has no 403 code for this, so it is a 400 `validation_failed` naming `origin`.
  */
 function assertSameOrigin(request: FastifyRequest, ownOrigin: string): void {
   const origin = request.headers.origin
@@ -112,7 +112,7 @@ function originOf(value: string): URL | undefined {
 const isFormPost = (request: FastifyRequest): boolean =>
   (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')
 
-/** The hosted payment page (API.md D): the HTML page, its status feed, its assets and the sandbox test controls. */
+/** The hosted payment page (docs/payment-page.md): the HTML page, its status feed, its assets and the sandbox test controls. */
 export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   // PUBLIC_URL's path, when a proxy serves the service under one: the pages' own URLs carry it (PageContext.base)
   const base = new URL(deps.publicUrl).pathname.replace(/\/+$/, '')
@@ -211,7 +211,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
       },
     )
 
-    // API.md D: absent (404) when the sandbox provider is disabled.
+    // docs/payment-page.md: absent (404) when the sandbox provider is disabled.
     if (!deps.sandbox) return
     const ownOrigin = new URL(deps.publicUrl).origin
     r.post(

@@ -7,7 +7,7 @@ import type { HttpDeps } from '../deps.js'
 import { problems } from '../schemas/common.js'
 import { EXAMPLE_IDS } from '../schemas/examples.js'
 
-/** Unauthenticated endpoints (API.md D): the QR image and the health probes. */
+/** Unauthenticated endpoints (docs/api.md#public-endpoints): the QR image and the health probes. */
 export function publicRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 

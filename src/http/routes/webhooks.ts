@@ -15,7 +15,7 @@ import {
   TestWebhookResponse,
 } from '../schemas/webhooks.js'
 
-/** The merchant's webhook endpoints (API.md C): the delivery log, redelivery, and a test event. */
+/** The merchant's webhook endpoints (docs/webhooks.md#delivery-log): the delivery log, redelivery, and a test event. */
 export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>()
 

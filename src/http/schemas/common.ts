@@ -90,7 +90,7 @@ export const InvoiceSchema = Type.Object(
 
 export const SECURITY = [{ ApiKey: [] }]
 
-/** What any merchant route can answer before it runs (API.md B1, B8). */
+/** What any merchant route can answer before it runs (docs/api.md#authentication, docs/api.md#limits). */
 export const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'merchant_disabled', 'rate_limited'] as const
 
 /**

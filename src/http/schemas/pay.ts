@@ -8,7 +8,7 @@ export const PayParams = Type.Object({
 })
 
 /**
- * `?lang=` overrides Accept-Language (API.md D). Any other value is ignored rather than refused, however long,
+ * `?lang=` overrides Accept-Language (docs/payment-page.md). Any other value is ignored rather than refused, however long,
  * and so is the parameter given twice (the first language it names counts): a buyer's link with a stray or
  * tracking parameter must still open the page.
  */

@@ -95,7 +95,7 @@ export const TestWebhookResponse = Type.Object(
 )
 
 /**
- * What the service POSTs to an invoice's callback_url (API.md B6), for the document's `webhooks` section and the
+ * What the service POSTs to an invoice's callback_url (docs/webhooks.md#events), for the document's `webhooks` section and the
  * generated client types. Not used to validate or serialize anything: the body is written by domain/delivery.ts.
  */
 export const InvoiceEventSchema = Type.Object(

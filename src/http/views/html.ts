@@ -42,7 +42,7 @@ export function html(strings: TemplateStringsArray, ...values: readonly HtmlValu
 
 /**
  * An href for a merchant-supplied URL, or undefined when it is not plain http(s). The URLs are validated when the
- * invoice is created (API.md B2); this is defence in depth against `javascript:` ever reaching an attribute.
+ * invoice is created (docs/api.md#create-an-invoice); this is defence in depth against `javascript:` ever reaching an attribute.
  */
 export function safeHref(url: string | null): string | undefined {
   if (url === null) return undefined

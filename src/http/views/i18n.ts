@@ -1,4 +1,4 @@
-/** The payment page's languages (API.md D): English is the default, also for `*` and for no header. */
+/** The payment page's languages (docs/payment-page.md): English is the default, also for `*` and for no header. */
 export const LANGS = ['en', 'ru'] as const
 export type Lang = (typeof LANGS)[number]
 export const DEFAULT_LANG: Lang = 'en'

@@ -6,7 +6,7 @@ import { ICONS } from './icons.js'
 import { MESSAGES, type Lang, type Messages } from './i18n.js'
 import { layout } from './layout.js'
 
-/** What the page shows: the invoice, its merchant's name and the status as it reads now (API.md B4). */
+/** What the page shows: the invoice, its merchant's name and the status as it reads now (docs/api.md#getinfo). */
 export interface PaymentPageData {
   readonly invoice: Invoice
   readonly merchantName: string
@@ -36,7 +36,7 @@ export function redirectUrlOf(invoice: Pick<Invoice, 'successUrl' | 'failUrl'>, 
   return status === 'failed' || status === 'expired' ? invoice.failUrl : null
 }
 
-/** The hosted payment page (API.md D) in one of its five states. */
+/** The hosted payment page (docs/payment-page.md) in one of its five states. */
 export function renderPaymentPage(data: PaymentPageData, ctx: PageContext): string {
   const { invoice, status } = data
   const t = MESSAGES[ctx.lang]
@@ -122,7 +122,7 @@ function testControls(id: string, status: 'pending' | 'hold', ctx: PageContext, 
         ${label}
       </button>
     </form>`
-  // hold → hold is refused (API.md B5), so a held invoice offers only the provider's own settlement: pay or decline.
+  // hold → hold is refused (docs/api.md#statuses), so a held invoice offers only the provider's own settlement: pay or decline.
   return html`<section class="sandbox" aria-labelledby="sandbox-heading">
     <h2 id="sandbox-heading"><span class="tag">${t.testMode}</span> <span>${t.simulateLegend}</span></h2>
     <div class="actions">

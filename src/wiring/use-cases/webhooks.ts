@@ -6,7 +6,7 @@ import { redeliver } from '../../app/redeliver.js'
 import { releaseOrphanedClaims } from '../../app/release-orphaned-claims.js'
 import { sendTestWebhook } from '../../app/send-test-webhook.js'
 
-/** The merchant's webhook endpoints (API.md C). */
+/** The merchant's webhook endpoints (docs/webhooks.md#delivery-log). */
 export function bindWebhookUseCases(deps: AppDeps) {
   return {
     listDeliveries: listDeliveries.bind(null, deps),

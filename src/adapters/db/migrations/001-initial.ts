@@ -76,7 +76,7 @@ export function initialMigration(dialect: SqlDialect): Migration {
         .addCheckConstraint('invoices_status_check', sql`status in ('pending', 'hold', 'paid', 'failed', 'expired')`)
         .$call(strict)
         .execute()
-      // API.md B3: one live invoice per (merchant, order_id), settled by the database under concurrency.
+      // docs/api.md#idempotency: one live invoice per (merchant, order_id), settled by the database under concurrency.
       // The predicate is repeated verbatim by the insert's ON CONFLICT target (schema.ts LIVE_ORDER_PREDICATE).
       await db.schema
         .createIndex('invoices_live_order_key')
@@ -105,7 +105,7 @@ export function initialMigration(dialect: SqlDialect): Migration {
         .columns(['status', 'expires_at'])
         .execute()
 
-      // The transactional outbox: written in the transaction of the transition that caused it (API.md B5, B6).
+      // The transactional outbox: written in the transaction of the transition that caused it (docs/api.md#statuses, docs/webhooks.md#delivery).
       await db.schema
         .createTable('events')
         .addColumn('id', 'text', (c) => c.primaryKey())

@@ -1,7 +1,7 @@
 /**
- * Migration 002: webhook deliveries (API.md B6, C). Each event of an invoice with a callback_url gets a delivery
+ * Migration 002: webhook deliveries (docs/webhooks.md#events, docs/webhooks.md#delivery-log). Each event of an invoice with a callback_url gets a delivery
  * row — with the exact webhook body fixed at the event — and its attempts: retries are rows, not sleeps
- * (ARCHITECTURE.md 3). Frozen once released.
+ * (docs/architecture.md#retries-are-rows-not-sleeps). Frozen once released.
  */
 import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely'
 import type { SqlDialect } from '../schema.js'
@@ -21,7 +21,7 @@ export function webhooksMigration(dialect: SqlDialect): Migration {
         .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
         .addColumn('url', 'text', (c) => c.notNull())
         .addColumn('type', 'text', (c) => c.notNull())
-        // API.md B6: `data` is the invoice as it was at the event, fixed in the event's own transaction
+        // docs/webhooks.md#events: `data` is the invoice as it was at the event, fixed in the event's own transaction
         .addColumn('payload', 'text', (c) => c.notNull())
         .addColumn('status', 'text', (c) => c.notNull())
         .addColumn('attempt_count', 'integer', (c) => c.notNull())

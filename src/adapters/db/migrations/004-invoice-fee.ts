@@ -1,5 +1,5 @@
 /**
- * Migration 004: the service's fee on an invoice, fixed when it is created (API.md B4: credited = amount − fee).
+ * Migration 004: the service's fee on an invoice, fixed when it is created (docs/api.md#fees-and-credited: credited = amount − fee).
  * Before it, the fee came from SERVICE_FEES as configured when the invoice was paid: a fee changed in between
  * applied to invoices issued on the old terms, and an invoice whose service had since been removed was credited
  * in full. Null on invoices created before this migration (or by an older version during a rolling upgrade);

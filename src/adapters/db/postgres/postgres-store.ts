@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store (ARCHITECTURE.md 4: any number of instances over one database). Queries, repositories and
+ * The PostgreSQL store (docs/scaling.md#coordinated-through-the-database: any number of instances over one database). Queries, repositories and
  * migrations are shared with SQLite (kysely-store.ts); this file opens the pool, teaches it to read int8 as a JS
  * number and says which PostgreSQL errors mean "unavailable".
  *

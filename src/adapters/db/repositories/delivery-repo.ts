@@ -77,7 +77,7 @@ function rowToAttempt(r: Pick<DeliveryAttemptRow, (typeof ATTEMPT_COLUMNS)[numbe
 }
 
 /**
- * No earlier delivery (by created_at, then id) of the same invoice is still pending: API.md B6, "a later event
+ * No earlier delivery (by created_at, then id) of the same invoice is still pending: docs/webhooks.md#ordering, "a later event
  * waits until the earlier one succeeded or was given up". A covering seek in deliveries_invoice_idx.
  */
 function noEarlierPending(eb: ExpressionBuilder<Database & { d: DeliveryRow }, 'd'>) {

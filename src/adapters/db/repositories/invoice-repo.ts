@@ -174,7 +174,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   }
 
   /**
-   * API.md B3: the partial unique index decides, in one statement — never read-then-write. The conflict target
+   * docs/api.md#idempotency: the partial unique index decides, in one statement — never read-then-write. The conflict target
    * names that index (columns + its predicate), so any other conflict, such as a duplicate id, still throws.
    */
   async insert(inv: Invoice): Promise<'inserted' | 'live_order_exists'> {
@@ -251,7 +251,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   }
 }
 
-/** API.md B4: the filter follows the status as it reads — a pending invoice past expiry is expired. */
+/** docs/api.md#getinfo: the filter follows the status as it reads — a pending invoice past expiry is expired. */
 function statusAsRead(status: Status, nowMs: number) {
   return (eb: ExpressionBuilder<Database, 'invoices'>) => {
     switch (status) {
