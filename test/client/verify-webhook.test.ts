@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { verifyWebhook, WebhookVerificationError } from '@invoice-service/client'
+import { verifyWebhook, WebhookSecretError, WebhookVerificationError } from '@invoice-service/client'
 import { hmacSigner } from '../../src/adapters/webhook-http/sign.js'
 
 const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`
@@ -76,7 +76,27 @@ describe('verifyWebhook', () => {
     expect(refused(BODY, { ...headers, 'webhook-id': 'evt-2' })).toThrow(WebhookVerificationError)
     expect(refused(BODY, { ...headers, 'webhook-timestamp': String(now() + 1) })).toThrow(WebhookVerificationError)
     expect(refused(BODY, headers, newSecret())).toThrow(WebhookVerificationError)
-    expect(refused(BODY, headers, [])).toThrow(/no webhook secret/)
+  })
+
+  it('when the secret is undefined, empty or not a string (an unset environment variable), then WebhookSecretError, not a TypeError', () => {
+    const secret = newSecret()
+    const headers = signed([secret])
+    const unset = process.env['WEBHOOK_SECRET_THAT_IS_NOT_SET'] as string
+    for (const bad of [unset, '', '  ', null, 42, [], [secret, undefined], [''], {}] as unknown as string[]) {
+      const call = (): unknown => verifyWebhook(BODY, headers, bad)
+      expect(call).toThrow(WebhookSecretError)
+      expect(call).toThrow(/no webhook secret given/)
+      expect(call).not.toThrow(WebhookVerificationError) // a configuration error, not a forged request
+    }
+    expect(() => verifyWebhook(BODY, headers, unset)).toThrow(/got undefined/)
+    // checked before the request: an unconfigured receiver is told so even for a request without signature headers
+    expect(() => verifyWebhook(BODY, {}, unset)).toThrow(WebhookSecretError)
+    // and the message never contains a secret
+    try {
+      verifyWebhook(BODY, headers, [secret, ''])
+    } catch (err) {
+      expect(String(err)).not.toContain(secret)
+    }
   })
 
   it('when the timestamp is more than five minutes off, then it is refused as a replay', () => {

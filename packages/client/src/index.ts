@@ -11,6 +11,6 @@
  */
 export { createInvoiceClient, type InvoiceClient, type InvoiceClientOptions } from './client.js'
 export { InvoiceServiceError, isInvoiceServiceError, type InvoiceServiceErrorCode } from './errors.js'
-export { verifyWebhook, WebhookVerificationError, type HeadersLike } from './webhooks.js'
+export { verifyWebhook, WebhookSecretError, WebhookVerificationError, type HeadersLike } from './webhooks.js'
 export type * from './types.js'
 export type { components, operations, paths, webhooks } from './schema.js'

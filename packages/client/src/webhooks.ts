@@ -9,6 +9,15 @@ export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError'
 }
 
+/**
+ * verifyWebhook was given no usable secret (undefined, empty, not a string — typically an environment variable that
+ * is not set): a configuration error of the receiver, not a bad request, so it is not a WebhookVerificationError.
+ * Answer 500 for it (the service retries the delivery) and fix the configuration.
+ */
+export class WebhookSecretError extends Error {
+  override readonly name = 'WebhookSecretError'
+}
+
 const HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const
 const UTF8 = new TextDecoder('utf-8', { fatal: false })
 
@@ -32,12 +41,14 @@ function headerOf(headers: HeadersLike, name: string): string | undefined {
  * Checks the HMAC-SHA256 signature (any of the space-separated `v1,` signatures may match, so both the old and the
  * new secret verify during a rotation) and that `webhook-timestamp` is within 5 minutes of now (replays).
  * Throws WebhookVerificationError otherwise. The same event can arrive more than once: deduplicate by `webhook-id`.
+ * Throws WebhookSecretError, before looking at the request, when `secret` is missing, empty or not a string.
  */
 export function verifyWebhook(
   body: string | ArrayBuffer | ArrayBufferView,
   headers: HeadersLike,
   secret: string | readonly string[],
 ): WebhookEvent {
+  const secrets = secretsOf(secret)
   // Bytes in any form (a Buffer, also another realm's; `await request.arrayBuffer()`; a DataView) are decoded. From
   // plain JavaScript a body already parsed (express.json()) gets here too: refused as unverifiable.
   let payload: string
@@ -53,8 +64,6 @@ export function verifyWebhook(
     if (value === undefined || value === '') throw new WebhookVerificationError(`missing ${name} header`)
     wanted[name] = value
   }
-  const secrets = typeof secret === 'string' ? [secret] : secret
-  if (secrets.length === 0) throw new WebhookVerificationError('no webhook secret given')
   let lastError: unknown
   for (const s of secrets) {
     try {
@@ -65,4 +74,18 @@ export function verifyWebhook(
   }
   const reason = lastError instanceof Error ? lastError.message : 'the signature does not match'
   throw new WebhookVerificationError(reason, { cause: lastError })
+}
+
+/** The secrets to try; WebhookSecretError when there is none usable (from plain JavaScript anything can get here). */
+function secretsOf(secret: unknown): readonly string[] {
+  const hint = 'pass your webhook secret (whsec_…), e.g. from an environment variable that is set'
+  const describe = (value: unknown): string =>
+    value === undefined || value === null ? String(value) : typeof value === 'string' ? 'an empty string' : typeof value
+  const list: readonly unknown[] = Array.isArray(secret) ? secret : [secret]
+  if (list.length === 0) throw new WebhookSecretError(`verifyWebhook: no webhook secret given (an empty list): ${hint}`)
+  for (const s of list) {
+    if (typeof s !== 'string' || s.trim() === '')
+      throw new WebhookSecretError(`verifyWebhook: no webhook secret given (got ${describe(s)}): ${hint}`)
+  }
+  return list as readonly string[]
 }
