@@ -8,9 +8,11 @@
  * 3. starts the shop (shop.js) with the merchant's API key and webhook secret, and prints its URL.
  *
  * Environment: DEMO_SERVICE_PORT (8080), DEMO_SHOP_PORT (3000), DEMO_DATA_DIR (data/demo).
- * Ctrl-C stops both.
+ * Ctrl-C stops both. A port that is taken is named with the variable to change, and the demo exits 1 with nothing
+ * left running.
  */
 import { execFile, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,8 +22,19 @@ import { startShop } from './shop.js'
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BIN = join(ROOT, 'bin', 'invoice-service.js')
 const HOST = '127.0.0.1'
-const servicePort = Number(process.env['DEMO_SERVICE_PORT'] ?? 8080)
-const shopPort = Number(process.env['DEMO_SHOP_PORT'] ?? 3000)
+
+/** A TCP port from the environment; exits with a clear line when it is not one. @param {string} name @param {number} fallback */
+function portFrom(name, fallback) {
+  const text = process.env[name] ?? String(fallback)
+  const port = Number(text)
+  if (!/^\d+$/.test(text) || port < 1 || port > 65535) {
+    console.error(`demo: ${name}=${text} is not a port number (1-65535)`)
+    process.exit(1)
+  }
+  return port
+}
+const servicePort = portFrom('DEMO_SERVICE_PORT', 8080)
+const shopPort = portFrom('DEMO_SHOP_PORT', 3000)
 const dataDir = resolve(process.env['DEMO_DATA_DIR'] ?? join(ROOT, 'data', 'demo'))
 const serviceUrl = `http://${HOST}:${servicePort}`
 
@@ -77,10 +90,51 @@ async function waitUntilReady(exited) {
   throw new Error(`the invoice service did not become ready at ${serviceUrl}`)
 }
 
+/** A port free right now, to suggest. @returns {Promise<number>} */
+const freePort = () =>
+  new Promise((resolvePort) => {
+    const probe = createServer()
+    probe.listen(0, HOST, () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address())
+      probe.close(() => resolvePort(port))
+    })
+  })
+
+/** The one line that says a port is taken and how to choose another. @param {number} port @param {string} variable @param {string} what */
+const portTaken = async (port, variable, what) =>
+  `demo: port ${port} (${what}) is taken on ${HOST}; stop what uses it or choose another port, e.g. ${variable}=${await freePort()} npm run demo`
+
+/** Whether something already listens on HOST:port. @param {number} port @returns {Promise<boolean>} */
+const isTaken = (port) =>
+  new Promise((resolveTaken) => {
+    const probe = createServer()
+    probe.once('error', (/** @type {NodeJS.ErrnoException} */ err) => resolveTaken(err.code === 'EADDRINUSE'))
+    probe.listen(port, HOST, () => probe.close(() => resolveTaken(false)))
+  })
+
+if (servicePort === shopPort) {
+  console.error(`demo: DEMO_SERVICE_PORT and DEMO_SHOP_PORT are both ${shopPort}; give them different ports`)
+  process.exit(1)
+}
+// before anything is started: nothing to stop when a port is taken
+for (const [port, variable, what] of /** @type {const} */ ([
+  [servicePort, 'DEMO_SERVICE_PORT', 'the invoice service'],
+  [shopPort, 'DEMO_SHOP_PORT', 'the demo shop'],
+])) {
+  if (await isTaken(port)) {
+    console.error(await portTaken(port, variable, what))
+    process.exit(1)
+  }
+}
+
 mkdirSync(dataDir, { recursive: true })
 const merchant = await demoMerchant()
 
 const service = spawn(process.execPath, [BIN, 'serve'], { env: serviceEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+// whatever ends this process (an exit, an uncaught error) ends the service too: it is never left running alone
+process.on('exit', () => {
+  if (!serviceExited) service.kill('SIGTERM')
+})
 let serviceExited = false
 const prefix = (/** @type {NodeJS.ReadableStream} */ stream, /** @type {NodeJS.WriteStream} */ out) =>
   stream.on('data', (/** @type {Buffer} */ chunk) => {
@@ -107,7 +161,13 @@ try {
     host: HOST,
   })
 } catch (err) {
-  console.error(`demo: ${err instanceof Error ? err.message : String(err)}`)
+  // a port taken between the check above and now (by another program starting meanwhile)
+  const taken = /** @type {NodeJS.ErrnoException} */ (err).code === 'EADDRINUSE'
+  console.error(
+    taken
+      ? await portTaken(shopPort, 'DEMO_SHOP_PORT', 'the demo shop')
+      : `demo: ${err instanceof Error ? err.message : String(err)}`,
+  )
   service.kill('SIGTERM')
   await serviceDone
   process.exit(1)

@@ -223,7 +223,13 @@ export async function startShop(options) {
       if (!res.headersSent) send(res, 500, 'text/plain', 'internal error')
     })
   })
-  await new Promise((resolve) => server.listen(options.port ?? 3000, host, () => resolve(undefined)))
+  await new Promise((resolve, reject) => {
+    server.once('error', reject) // EADDRINUSE and the like: the caller's to report, not an uncaught exception
+    server.listen(options.port ?? 3000, host, () => {
+      server.off('error', reject)
+      resolve(undefined)
+    })
+  })
   const address = /** @type {import('node:net').AddressInfo} */ (server.address())
   if (publicUrl === '') publicUrl = `http://${host}:${address.port}`
   return {
@@ -280,16 +286,21 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     }
     return value
   }
+  const port = Number(process.env['SHOP_PORT'] ?? 3000)
   const shop = await startShop({
     serviceUrl: need('INVOICE_SERVICE_URL'),
     apiKey: need('INVOICE_API_KEY'),
     merchantId: need('INVOICE_MERCHANT_ID'),
     webhookSecret: need('INVOICE_WEBHOOK_SECRET'),
-    port: Number(process.env['SHOP_PORT'] ?? 3000),
+    port,
     ...(process.env['SHOP_PUBLIC_URL'] !== undefined && { publicUrl: process.env['SHOP_PUBLIC_URL'] }),
     ...(process.env['SHOP_POLL_FALLBACK_SECONDS'] !== undefined && {
       pollFallbackSeconds: Number(process.env['SHOP_POLL_FALLBACK_SECONDS']),
     }),
+  }).catch((/** @type {NodeJS.ErrnoException} */ err) => {
+    if (err.code !== 'EADDRINUSE') throw err
+    console.error(`demo-shop: port ${port} is taken; set SHOP_PORT to another port`)
+    process.exit(1)
   })
   console.log(`Demo shop: ${shop.url}`)
 }
