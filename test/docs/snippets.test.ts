@@ -42,6 +42,29 @@ function fences(markdown: string): { lang: string; body: string; name: string | 
   return found
 }
 
+/**
+ * The guide's TypeScript snippets as one module: the client (client.ts), the shop's stand-ins (shop.ts), then every
+ * other ts block of that page as the body of a function of the variables the guide names, imports hoisted.
+ */
+function guideModule(): string {
+  const file = DOCS.find((f) => fences(text(f)).some((b) => b.name === 'client.ts'))
+  if (file === undefined) throw new Error('no <!-- snippet: client.ts --> in README.md or docs/*.md')
+  const blocks = fences(text(file)).filter((b) => b.lang === 'ts' && b.name !== 'webhook-receiver.ts')
+  const isImport = (l: string): boolean => /^import .* from '[^']+'$/.test(l)
+  const imports = new Set(blocks.flatMap((b) => b.body.split('\n').filter(isImport)))
+  const code = (b: { body: string }): string =>
+    b.body
+      .split('\n')
+      .filter((l) => !isImport(l))
+      .join('\n')
+  const parts = [...imports, ...['client.ts', 'shop.ts'].map((n) => code(blocks.find((b) => b.name === n)!))]
+  for (const [n, b] of blocks.filter((b) => b.name === undefined).entries())
+    parts.push(
+      `export async function snippet${n}(invoiceId: string, body: CreateInvoiceRequest, since: Date) {\n${code(b)}\n}`,
+    )
+  return parts.join('\n\n')
+}
+
 function snippet(name: string): string {
   for (const file of DOCS) {
     const block = fences(text(file)).find((f) => f.name === name)
@@ -201,18 +224,21 @@ describe('the docs, run as written against a spawned service', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('the TypeScript webhook receiver compiles with tsc and records a really paid order', async () => {
+  it('the TypeScript snippets compile with tsc, and the webhook receiver records a really paid order', async () => {
     const work = mkdtempSync(join(dir, 'ts-'))
     writeFileSync(join(work, 'webhook-receiver.ts'), snippet('webhook-receiver.ts'))
+    writeFileSync(join(work, 'guide.ts'), guideModule())
     writeFileSync(join(work, 'package.json'), JSON.stringify({ type: 'module' }))
     symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir')
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
     const flags = ['--strict', '--module', 'nodenext', '--target', 'es2022', '--types', 'node', '--outDir', 'out']
-    const compiled = spawnSync(process.execPath, [tsc, ...flags, 'webhook-receiver.ts'], {
+    const compiled = spawnSync(process.execPath, [tsc, ...flags, 'webhook-receiver.ts', 'guide.ts'], {
       cwd: work,
       encoding: 'utf8',
     })
-    expect(compiled.stdout + compiled.stderr, 'tsc').toBe('')
+    expect(compiled.stdout + compiled.stderr, `tsc; guide.ts:\n${readFileSync(join(work, 'guide.ts'), 'utf8')}`).toBe(
+      '',
+    )
     expect(compiled.status).toBe(0)
 
     const port = await freePort()
