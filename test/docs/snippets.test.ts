@@ -303,6 +303,54 @@ describe('the docs, run as written against a spawned service', () => {
         }
       })
 
+      it("the guide's other PHP snippets run after it, each in the state it is written for", async () => {
+        const file = DOCS.find((f) => fences(text(f)).some((b) => b.name === 'shop.php'))!
+        const fragments = fences(text(file)).filter((b) => b.lang === 'php' && b.name === undefined)
+        expect(fragments.length).toBeGreaterThan(1)
+        const work = mkdtempSync(join(dir, 'php-'))
+        const invoice = (order_id: string) =>
+          service.api('POST', '/api/v1/invoices', { order_id, amount: '5.00', currency: 'RUB' })
+        const pending = (await invoice('A-1001-docs')).body.order_id as string
+        const held = (await invoice('A-1002-docs')).body.order_id as string
+        const hold = await fetch(`${service.url}/pay/${held}/simulate`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ outcome: 'hold' }),
+        })
+        expect(hold.status).toBe(200)
+        const expected = (f: { body: string }): string =>
+          f.body.includes('/capture') ? '409 invalid_transition' : 'ok'
+        const program = [
+          snippet('create-invoice.php'),
+          snippet('shop.php'),
+          ...fragments.map((f, n) => `function php_snippet_${n}(string $invoiceId): void\n{\n${f.body}\n}`),
+          // in the guide's order. The capture-and-cancel one gets a held invoice: its capture applies (→ paid), so
+          // its cancel is the 409 invalid_transition the guide says it then is (a wrong path would be a 404)
+          ...fragments.map((f, n) =>
+            f.body.includes('/capture')
+              ? `try { php_snippet_${n}('${held}'); } catch (InvoiceServiceException $e) { echo "snippet ${n}: {$e->status} {$e->errorCode}\\n"; }`
+              : `php_snippet_${n}('${pending}'); echo "snippet ${n}: ok\\n";`,
+          ),
+        ].join('\n')
+        writeFileSync(join(work, 'guide.php'), program)
+        const lint = spawnSync('php', ['-l', 'guide.php'], { cwd: work, encoding: 'utf8' })
+        expect(lint.status, lint.stdout + lint.stderr).toBe(0)
+        const ran = spawnSync('php', ['guide.php'], {
+          cwd: work,
+          encoding: 'utf8',
+          env: {
+            PATH: process.env['PATH'] ?? '',
+            INVOICE_SERVICE_URL: service.url,
+            INVOICE_API_KEY: service.merchant.api_key,
+            INVOICE_MERCHANT_ID: service.merchant.merchant_id,
+          },
+        })
+        expect(ran.stderr + ran.stdout, program).toBe(
+          fragments.map((f, n) => `snippet ${n}: ${expected(f)}\n`).join(''),
+        )
+        expect((await service.api('GET', `/api/v1/invoices/${held}`)).body.status).toBe('paid')
+      })
+
       it('the PHP create-invoice snippet creates the invoice', async () => {
         const work = mkdtempSync(join(dir, 'php-'))
         writeFileSync(join(work, 'create-invoice.php'), snippet('create-invoice.php'))
