@@ -3,8 +3,8 @@ const DAY_MS = 86_400_000
 const TWO = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : String(i)))
 
 /**
- * `at.toISOString()`, computed in JavaScript. V8's own formats through snprintf and costs several thousand
- * instructions a call; a getInfo answer and every webhook carry two or three timestamps. Same output for every
+ * `at.toISOString()`, computed in JavaScript. V8's own formats through snprintf, many times the work of this
+ * (bench/history/changes.json); a getInfo answer and every webhook carry two or three timestamps. Same output for every
  * date of years 0000–9999 (the rest, and invalid dates, go to toISOString itself).
  *
  * The calendar arithmetic is the days-to-civil-date method of Howard Hinnant's "chrono-compatible low-level

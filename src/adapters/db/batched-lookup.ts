@@ -3,7 +3,7 @@
  *
  * On PostgreSQL each lookup on its own is a round trip: a Bind, Execute and Sync written to a pooled connection,
  * then a RowDescription, a DataRow, CommandComplete and ReadyForQuery parsed back, and the connection checked out
- * and in. Under load that was most of a getInfo request's CPU (≈ 68 µs against ≈ 30 µs on SQLite). Fifty
+ * and in. Under load that was most of a getInfo request's CPU (bench/history/changes.json). Fifty
  * connections' lookups arriving in the same pass become one `where id = any($1)`: one round trip, one result.
  *
  * A lookup is sent at the end of the pass it was made in (a `setImmediate`), never held back for a later one, so it

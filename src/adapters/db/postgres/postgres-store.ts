@@ -102,8 +102,7 @@ function answer({ rows, rowCount, command }: PgResult): QueryResult<unknown> {
 /**
  * The hot statements outside transactions (the lookups of an invoice by id and by order_id, the insert of a new
  * one) as named prepared statements: PostgreSQL parses and plans each once per connection instead of on every
- * call, which measured 15–35 % more getInfo requests a second with the server on the same machine, and ≈ 10 %
- * more creates.
+ * call, for clearly more getInfo requests and creates a second (bench/history/changes.json).
  *
  * A connection pooler that hands one client connection several server connections in turn (PgBouncer in
  * transaction mode before 1.21, or without `max_prepared_statements`) loses them between calls: the first such

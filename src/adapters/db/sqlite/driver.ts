@@ -1,6 +1,6 @@
 /**
  * A Kysely dialect over better-sqlite3 with GROUP COMMIT. Kysely's own SqliteDriver is replaced because:
- * - it prepares every statement anew (~17 µs each) where a cached statement runs in ~0.3 µs;
+ * - it prepares every statement anew, which costs far more than running a cached one (bench/history/changes.json);
  * - it opens transactions with a deferred BEGIN, which fails at once with SQLITE_BUSY_SNAPSHOT when another
  *   process (the CLI beside the server) wrote meanwhile; BEGIN IMMEDIATE waits for the lock like any write;
  * - a durable commit (synchronous=FULL: an fsync) costs ~0.4 ms, which caps one-transaction-per-request
@@ -36,7 +36,7 @@ export interface LockWaitOptions {
   readonly busyTimeoutMs: number
   /**
    * Whether the database file at its path is still the one the connections opened (a file database only). Checked
-   * before each COMMIT (one `stat`, ≈ 2 µs a batch): writes to a file removed or replaced meanwhile would be
+   * before each COMMIT (one `stat` a batch): writes to a file removed or replaced meanwhile would be
    * acknowledged and then not be there at the next start.
    */
   readonly stillAtPath?: () => boolean

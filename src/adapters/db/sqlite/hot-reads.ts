@@ -5,7 +5,7 @@
  *
  * The reads of one event-loop pass share one read snapshot (a transaction on the hot connection, opened by the
  * first of them): a statement run on its own takes and drops SQLite's locks each time (two `fcntl` calls and a
- * `stat` of the WAL, ≈ half of a 4 µs lookup). The snapshot never outlives what this process acknowledges: the
+ * `stat` of the WAL, about half of a lookup's cost; bench/history/changes.json). The snapshot never outlives what this process acknowledges: the
  * driver ends it before every COMMIT of the writer (so a read after an acknowledged write sees it), and it ends at
  * the end of the pass (a `setImmediate`), so it is never more than one pass old. Ending it before the COMMIT also
  * leaves the COMMIT's checkpoint free to copy the whole WAL back, so the WAL file is reused instead of growing.

@@ -111,7 +111,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
 
 /**
  * Whether `path` still names the file it names now (same device and inode): false once it is removed, renamed away
- * or replaced (a backup restored over it while the service runs). A `stat`, about 2 µs, before each COMMIT. A path
+ * or replaced (a backup restored over it while the service runs). One `stat` before each COMMIT. A path
  * that cannot be looked at (EACCES, EIO, ESTALE) counts as not the file: that batch is refused (503), not committed
  * to what may no longer be the database.
  */
