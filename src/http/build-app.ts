@@ -41,8 +41,8 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     // A request (headers and body) must arrive in full within this time, or it is answered 408 and its connection
     // closed. Fastify's default is none, which let a client that sent a Content-Length and then stalled keep its
     // connection, and a file descriptor, for ever: a few hundred of them and no one else could connect.
-    // Given to the server at its creation as well: on Node 20, where it was checked, a requestTimeout set afterwards (as Fastify sets its
-    // own) was not enforced: the stalled body kept its connection.
+    // Given to the server at its creation as well: on Node 20, where it was checked, a requestTimeout set
+    // afterwards (as Fastify sets its own) was not enforced: the stalled body kept its connection.
     requestTimeout: requestTimeout.ms,
     // requireHostHeader: a request without Host is refused by problem-json.ts, as a problem (docs/api.md#errors), not by node
     http: {
