@@ -69,7 +69,8 @@ describe('SQLite store', () => {
 
   it(
     'when several processes migrate a fresh file at once, then every one succeeds and each migration is applied once',
-    { timeout: 60_000 },
+    // 40 CLI processes on 2 cores: about 26 s on a quiet machine, past 60 s when other work shares the cores
+    { timeout: 180_000 },
     async () => {
       const bin = join(import.meta.dirname, '..', '..', 'bin', 'invoice-service.js')
       const migrate = (path: string) =>
