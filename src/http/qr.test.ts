@@ -3,6 +3,7 @@ import jsQRModule from 'jsqr'
 import { PNG } from 'pngjs'
 import QRCode from 'qrcode'
 import { describe, expect, it } from 'vitest'
+import { crc32, inflateSync } from 'node:zlib'
 import { qrDataUri, qrPng } from './qr.js'
 
 // jsqr is CommonJS typed with `export default`; under NodeNext the default import is module.exports,
@@ -15,6 +16,25 @@ function decode(png: Buffer): string | undefined {
   const image = PNG.sync.read(png) // verifies every chunk CRC and the zlib stream
   const pixels = new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.length)
   return jsQR(pixels, image.width, image.height, { inversionAttempts: 'dontInvert' })?.data
+}
+
+const QR_OPTIONS = { errorCorrectionLevel: 'M', maskPattern: 0 } as const
+
+/** The pixels of qrPng(text) that differ from its QR matrix (5 px a module, 4 light modules around). */
+function wrongPixels(text: string): number {
+  const matrix = QRCode.create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], QR_OPTIONS).modules
+  const image = PNG.sync.read(qrPng(text))
+  let wrong = 0
+  for (let y = 0; y < image.height; y++) {
+    for (let x = 0; x < image.width; x++) {
+      const r = Math.floor(y / 5) - 4
+      const c = Math.floor(x / 5) - 4
+      const inside = r >= 0 && c >= 0 && r < matrix.size && c < matrix.size
+      const dark = inside && matrix.get(r, c) === 1
+      if (image.data[(y * image.width + x) * 4] !== (dark ? 0 : 255)) wrong += 1
+    }
+  }
+  return wrong
 }
 
 const PAY_URL = 'http://localhost:8080/pay/3f2b9c1e-8a47-4d2e-9b61-0c5e7a2d4f18'
@@ -65,25 +85,42 @@ describe('qrPng', () => {
   })
 
   it('when decoded, then every pixel is its module: dark exactly where the QR matrix is, light in the quiet zone', () => {
-    for (const text of [PAY_URL, LONG_URL]) {
-      const matrix = QRCode.create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], {
-        errorCorrectionLevel: 'M',
-        maskPattern: 0,
-      }).modules
-      const image = PNG.sync.read(qrPng(text))
-      let wrong = 0
-      for (let y = 0; y < image.height; y++) {
-        for (let x = 0; x < image.width; x++) {
-          const r = Math.floor(y / 5) - 4
-          const c = Math.floor(x / 5) - 4
-          const inside = r >= 0 && c >= 0 && r < matrix.size && c < matrix.size
-          const dark = inside && matrix.get(r, c) === 1
-          if (image.data[(y * image.width + x) * 4] !== (dark ? 0 : 255)) wrong += 1
-        }
-      }
-      expect(wrong).toBe(0)
-    }
+    for (const text of [PAY_URL, LONG_URL]) expect(wrongPixels(text)).toBe(0)
   })
+
+  // A pay URL is PUBLIC_URL (any length) + /pay/ + a UUID: from 49 characters (`http://a`), versions 4 to 40. The
+  // shorter texts of versions 1–3 come from other callers of qrPng. The PNG's zlib stream and CRCs are written by
+  // qr-png.ts, so each version's image is checked by zlib, by pngjs (CRCs) and by a scanner.
+  const versionOf = (text: string) => QRCode.create([{ data: Buffer.from(text), mode: 'byte' }], QR_OPTIONS).version
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))(
+    'when the text fills version %i, then the PNG is valid and a scanner reads back exactly that text',
+    (version) => {
+      // the longest text of this version (byte mode, level M), pay-URL-shaped from 50 characters
+      let lo = 1
+      let hi = 2331
+      const text = (length: number) =>
+        length < 50
+          ? 'p'.repeat(length)
+          : `https://${'shop-'.repeat(500).slice(0, length - 50)}x/pay/0197a5d0-7c1a-7def-8abc-1234567890ab`
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1
+        if (versionOf(text(mid)) <= version) lo = mid
+        else hi = mid - 1
+      }
+      const longest = text(lo)
+      expect(versionOf(longest)).toBe(version)
+
+      const png = qrPng(longest)
+      for (let at = 8; at < png.length;) {
+        const length = png.readUInt32BE(at)
+        expect(png.readUInt32BE(at + 8 + length)).toBe(crc32(png.subarray(at + 4, at + 8 + length)))
+        if (png.toString('latin1', at + 4, at + 8) === 'IDAT') inflateSync(png.subarray(at + 8, at + 8 + length))
+        at += 12 + length
+      }
+      expect(decode(png)).toBe(longest)
+      expect(wrongPixels(longest)).toBe(0)
+    },
+  )
 
   it('for any URL-like string, a scanner reads back exactly the input', () => {
     const urls = fc.oneof(
