@@ -94,8 +94,25 @@ function walk(dir, accept, out = []) {
   return out
 }
 
-/** Runs every check under `root`; returns the problems as `file:line: what`. */
-export function checkDocs(root) {
+/**
+ * What a reader must find within two clicks from the README: each a page and heading, reached
+ * by a link in the README or in a page the README links to.
+ */
+export const WITHIN_TWO_CLICKS = [
+  ['set-up', 'README.md#set-up'],
+  ['create an invoice', 'docs/api.md#create-an-invoice'],
+  ['verify a webhook', 'docs/webhooks.md#verify-a-webhook'],
+  ['run on PostgreSQL', 'docs/scaling.md#database'],
+  ['every error code', 'docs/api.md#errors'],
+  ['every variable', 'docs/configuration.md#variables'],
+  ['the path of a request through the code', 'docs/architecture.md#the-path-of-a-create-request'],
+]
+
+/**
+ * Runs every check under `root`; returns the problems as `file:line: what`. `required` lists [what, 'page#anchor']
+ * that must be within two clicks of README.md (none unless given).
+ */
+export function checkDocs(root, required = []) {
   const problems = []
   const rel = (p) => relative(root, p) || '.'
   const anchorCache = new Map()
@@ -196,16 +213,41 @@ export function checkDocs(root) {
           problems.push(`${rel(configPage)}:${line}: ${name} is in the table but the config module does not read it`)
     }
   }
+  // 4. what must be within two clicks of the README: the README's own headings and links are the first click, the
+  // links of the pages they lead to the second
+  const readme = join(root, 'README.md')
+  if (required.length > 0 && existsSync(readme)) {
+    const linksOf = (page) =>
+      proseLines(readFileSync(page, 'utf8')).flatMap((line) =>
+        linkTargets(line).map((target) => {
+          const hash = target.indexOf('#')
+          const pathPart = decodeURI(hash === -1 ? target : target.slice(0, hash))
+          const file = pathPart === '' ? page : resolve(dirname(page), pathPart)
+          return { file, anchor: hash === -1 ? '' : decodeURIComponent(target.slice(hash + 1)) }
+        }),
+      )
+    const key = (file, anchor) => `${rel(file)}#${anchor}`
+    const reached = new Set([...anchorsOfFile(readme)].map((a) => key(readme, a)))
+    const first = linksOf(readme)
+    for (const l of first) reached.add(key(l.file, l.anchor))
+    for (const page of new Set(first.map((l) => l.file)))
+      if (page.endsWith('.md') && existsSync(page) && statSync(page).isFile())
+        for (const l of linksOf(page)) reached.add(key(l.file, l.anchor))
+    for (const [what, target] of required)
+      if (!reached.has(target)) problems.push(`README.md:1: ${what} (${target}) is not within two clicks of the README`)
+  }
   return problems
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = resolve(process.argv[2] ?? '.')
-  const problems = checkDocs(root)
+  // the two-click list names this repository's pages: it applies when the tree checked is this one
+  const self = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+  const problems = checkDocs(root, root === self ? WITHIN_TWO_CLICKS : [])
   if (problems.length > 0) {
     console.error(problems.join('\n'))
     console.error(`docs: ${problems.length} problem${problems.length === 1 ? '' : 's'}`)
     process.exit(1)
   }
-  console.log('docs: links, cited anchors and the configuration table check out')
+  console.log('docs: links, cited anchors, the configuration table and what is two clicks from the README check out')
 }

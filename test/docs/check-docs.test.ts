@@ -152,3 +152,29 @@ describe('scripts/check-docs.mjs', () => {
     expect(output).toContain('src/config/redis.ts:1: REDIS_URL is read but not in the table')
   })
 })
+
+describe('what must be within two clicks of the README', () => {
+  it('when a heading is linked from a page the README links to, then it is reached; one more hop is not', async () => {
+    const { checkDocs } = await import('../../scripts/check-docs.mjs')
+    const root = mkdtempSync(join(tmpdir(), 'check-docs-reach-'))
+    roots.push(root)
+    const files: Record<string, string> = {
+      'README.md': `# Service\n\n## Set up\n\nRead [the guide](${doc('guide')}).\n`,
+      [doc('guide')]: `# Guide\n\nSee [errors](${'api.md#errors'}).\n`,
+      [doc('api')]: `# API\n\n## Errors\n\nSee [variables](${'configuration.md#variables'}).\n`,
+      [doc('configuration')]: '# Configuration\n\n## Variables\n',
+    }
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, name)), { recursive: true })
+      writeFileSync(join(root, name), text)
+    }
+    const problems = checkDocs(root, [
+      ['set-up', 'README.md#set-up'],
+      ['every error code', `${doc('api', 'errors')}`],
+      ['every variable', `${doc('configuration', 'variables')}`],
+    ])
+    expect(problems).toEqual([
+      `README.md:1: every variable (${doc('configuration', 'variables')}) is not within two clicks of the README`,
+    ])
+  })
+})
