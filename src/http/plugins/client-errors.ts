@@ -94,7 +94,6 @@ function lingeringClose(socket: Duplex): void {
   cut.unref()
   socket.once('close', () => clearTimeout(cut))
   socket.on('end', () => socket.destroy())
-  socket.on('data', () => {})
   socket.end()
-  socket.resume()
+  socket.resume() // flowing with no reader of ours: what still arrives is read and dropped
 }
