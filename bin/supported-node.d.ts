@@ -9,3 +9,4 @@ export declare function delegateIfUnsupported(
   args: readonly string[],
   execArgv?: readonly string[],
 ): boolean
+export declare function fetchNode(version: string, home: string): string

@@ -2,6 +2,7 @@
 // Runs the service, its CLI and its tests on a supported Node.js (docs/operations.md#nodejs-versions).
 //
 //   node bin/supported-node.js --bring              make sure one is there (run by `npm install`)
+//   node bin/supported-node.js --fetch VERSION DIR  fetch that Node.js into DIR, print its executable (.ci/run)
 //   node bin/supported-node.js SCRIPT [ARGS...]     run SCRIPT on one (what the npm scripts use)
 //
 // On a supported Node (the one running this file) SCRIPT runs in this process. On an older one (Node 20, end of
@@ -36,48 +37,66 @@ function platformPackage() {
   return os === undefined || arch === undefined ? undefined : `node-${os}-${arch}`
 }
 
+/** The executable of a Node.js fetched into `home` by fetchNode. */
+function executableIn(home, version) {
+  return join(home, `v${version}`, 'bin', process.platform === 'win32' ? 'node.exe' : 'node')
+}
+
 /** Where the brought Node's executable is once fetched. */
 export function broughtNode() {
-  return join(HOME, `v${BROUGHT}`, 'bin', process.platform === 'win32' ? 'node.exe' : 'node')
+  return executableIn(HOME, BROUGHT)
 }
 
 /**
- * Fetches Node.js BROUGHT from the npm registry (the platform's node-<os>-<arch> package, checked against the
- * registry's integrity hash by npm) unless it is there already; returns its executable.
+ * Fetches Node.js `version` from the npm registry (the platform's node-<os>-<arch> package, checked against the
+ * registry's integrity hash by npm) into `home`/v`version` unless it is there already; returns its executable.
+ * `bring` uses it for the service, .ci/run for the lines it tests on.
+ */
+export function fetchNode(version, home) {
+  const target = executableIn(home, version)
+  if (existsSync(target)) return target
+  const pkg = platformPackage()
+  if (pkg === undefined) throw new Error(`no Node.js build is published on npm for ${process.platform}-${process.arch}`)
+  mkdirSync(home, { recursive: true })
+  const work = mkdtempSync(join(home, 'fetch-'))
+  try {
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+    const packed = spawnSync(npm, ['pack', `${pkg}@${version}`, '--loglevel=error', '--pack-destination', work], {
+      cwd: work,
+      encoding: 'utf8',
+      shell: process.platform === 'win32',
+    })
+    if (packed.status !== 0) throw new Error(`npm pack ${pkg}@${version} failed: ${packed.stderr.trim()}`)
+    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))
+    if (tarball === undefined) throw new Error(`npm pack ${pkg}@${version} wrote no tarball`)
+    const unpacked = spawnSync('tar', ['-xzf', tarball], { cwd: work, encoding: 'utf8' })
+    if (unpacked.status !== 0) throw new Error(`unpacking ${tarball} failed: ${unpacked.stderr.trim()}`)
+    // the tarball's package/ holds bin/node; moved into place whole, so a half-done fetch is never taken for one
+    rmSync(join(home, `v${version}`), { recursive: true, force: true })
+    renameSync(join(work, 'package'), join(home, `v${version}`))
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+  const printed = spawnSync(target, ['--version'], { encoding: 'utf8' }).stdout?.trim()
+  if (printed !== `v${version}`) throw new Error(`the fetched Node.js does not run here (it printed ${printed})`)
+  return target
+}
+
+/**
+ * Fetches Node.js BROUGHT into node_modules/.supported-node/ unless it is there already; returns its executable.
  */
 export function bring(log = (line) => process.stderr.write(`${line}\n`)) {
   const target = broughtNode()
   if (existsSync(target)) return target
-  const pkg = platformPackage()
-  if (pkg === undefined) {
+  if (platformPackage() === undefined) {
     throw new Error(
       `Node.js ${process.versions.node} is older than ${MINIMUM.join('.')} and no Node.js build is published on npm for ${process.platform}-${process.arch}: install Node.js ${MINIMUM.join('.')} or newer`,
     )
   }
   log(
-    `Node.js ${process.versions.node} is older than ${MINIMUM.join('.')}, which the service needs: fetching Node.js ${BROUGHT} (${pkg}) from the npm registry into node_modules/.supported-node/`,
+    `Node.js ${process.versions.node} is older than ${MINIMUM.join('.')}, which the service needs: fetching Node.js ${BROUGHT} (${platformPackage()}) from the npm registry into node_modules/.supported-node/`,
   )
-  mkdirSync(HOME, { recursive: true })
-  const work = mkdtempSync(join(HOME, 'fetch-'))
-  try {
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-    const packed = spawnSync(npm, ['pack', `${pkg}@${BROUGHT}`, '--silent', '--pack-destination', work], {
-      cwd: work,
-      encoding: 'utf8',
-      shell: process.platform === 'win32',
-    })
-    if (packed.status !== 0) throw new Error(`npm pack ${pkg}@${BROUGHT} failed: ${packed.stderr.trim()}`)
-    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))
-    if (tarball === undefined) throw new Error(`npm pack ${pkg}@${BROUGHT} wrote no tarball`)
-    const unpacked = spawnSync('tar', ['-xzf', tarball], { cwd: work, encoding: 'utf8' })
-    if (unpacked.status !== 0) throw new Error(`unpacking ${tarball} failed: ${unpacked.stderr.trim()}`)
-    // the tarball's package/ holds bin/node; moved into place whole, so a half-done fetch is never taken for one
-    renameSync(join(work, 'package'), join(HOME, `v${BROUGHT}`))
-  } finally {
-    rmSync(work, { recursive: true, force: true })
-  }
-  const version = spawnSync(target, ['--version'], { encoding: 'utf8' }).stdout?.trim()
-  if (version !== `v${BROUGHT}`) throw new Error(`the fetched Node.js does not run here (it printed ${version})`)
+  fetchNode(BROUGHT, HOME)
   log(`Node.js ${BROUGHT} is ready: ${target}`)
   return target
 }
@@ -118,8 +137,21 @@ export function delegateIfUnsupported(script, args, execArgv = process.execArgv)
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [first, ...rest] = process.argv.slice(2)
   if (first === undefined) {
-    process.stderr.write('usage: node bin/supported-node.js --bring | SCRIPT [ARGS...]\n')
+    process.stderr.write('usage: node bin/supported-node.js --bring | --fetch VERSION DIR | SCRIPT [ARGS...]\n')
     process.exit(64)
+  } else if (first === '--fetch') {
+    // .ci/run: `--fetch VERSION DIR` fetches that Node.js into DIR (once) and prints its executable
+    const [version, home] = rest
+    if (version === undefined || home === undefined || rest.length !== 2) {
+      process.stderr.write('usage: node bin/supported-node.js --fetch VERSION DIR\n')
+      process.exit(64)
+    }
+    try {
+      process.stdout.write(`${fetchNode(version, resolve(home))}\n`)
+    } catch (err) {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`)
+      process.exit(1)
+    }
   } else if (first === '--bring') {
     if (!isSupported(process.versions.node)) {
       try {

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -20,6 +20,29 @@ describe('which Node.js versions are supported', () => {
     ['v18.20.8', false],
   ])('when the version is %s, then supported is %s', (version, supported) => {
     expect(isSupported(version)).toBe(supported)
+  })
+
+  it('when --fetch is not given both a version and a directory, then it is a usage error (64)', () => {
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'supported-node.js'), '--fetch', '24.21.0'], {
+      encoding: 'utf8',
+    })
+    expect(r.status).toBe(64)
+    expect(r.stderr).toContain('usage: node bin/supported-node.js --fetch VERSION DIR')
+  })
+
+  it('when --fetch asks for a version the registry does not have, then it exits 1 with npm’s reason and leaves nothing', () => {
+    const home = mkdtempSync(join(tmpdir(), 'fetch-node-'))
+    try {
+      const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'supported-node.js'), '--fetch', '0.0.1', home], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(r.status).toBe(1)
+      expect(r.stderr).toMatch(/npm pack node-\w+-\w+@0\.0\.1 failed: .*ETARGET/s)
+      expect(readdirSync(home)).toEqual([])
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
   })
 
   it('when package.json states the engines, then they name the same minimum', async () => {
