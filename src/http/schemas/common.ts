@@ -51,7 +51,7 @@ export function problems(...codes: ErrorCode[]): Record<number, ProblemResponse>
       content: {
         'application/problem+json': {
           schema: Type.Ref(ProblemSchema),
-          examples: Object.fromEntries(list.map((c) => [c, problemExample(c, status)])),
+          examples: Object.fromEntries(list.map((c) => [c, problemExample(c)])),
         },
       },
     }

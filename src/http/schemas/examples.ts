@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../../domain/errors.js'
+import { problemOf } from '../plugins/problem.js'
 
 /**
  * Example values for the OpenAPI document (/openapi.json, /docs). They are documentation only — never used for
@@ -66,19 +67,6 @@ export const PAY_STATUS_EXAMPLE = {
   redirect_url: 'https://shop.example/orders/order-1001',
 }
 
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-}
-
 /** One representative problem per code, as the service answers it (the `detail` texts vary with the request). */
 const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { field: string; message: string }[] }> = {
   invalid_json: { summary: 'The body is not valid JSON', detail: 'the body is not valid JSON' },
@@ -122,17 +110,7 @@ const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { f
 }
 
 /** The problem document a code is answered with, as an OpenAPI Example Object. */
-export function problemExample(code: ErrorCode, status: number): { summary: string; value: Record<string, unknown> } {
+export function problemExample(code: ErrorCode): { summary: string; value: Record<string, unknown> } {
   const d = DETAILS[code]
-  return {
-    summary: d.summary,
-    value: {
-      type: 'about:blank',
-      title: TITLES[status] ?? 'Error',
-      status,
-      code,
-      detail: d.detail,
-      ...(d.errors && { errors: d.errors }),
-    },
-  }
+  return { summary: d.summary, value: { ...problemOf(code, d.detail, d.errors) } }
 }
