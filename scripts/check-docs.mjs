@@ -8,6 +8,9 @@
 //    (comments, strings) names an existing page and anchor.
 // 3. The table under `## Variables` in docs/configuration.md names exactly the environment variables the config
 //    module (src/config.ts, or the files of src/config/) reads.
+// 4. The table under `## Errors` in docs/api.md names exactly the codes of ERROR_STATUS (src/domain/errors.ts),
+//    each with the status the code answers.
+// 5. In this repository: the destinations of WITHIN_TWO_CLICKS are within two clicks of README.md.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -213,7 +216,38 @@ export function checkDocs(root, required = []) {
           problems.push(`${rel(configPage)}:${line}: ${name} is in the table but the config module does not read it`)
     }
   }
-  // 4. what must be within two clicks of the README: the README's own headings and links are the first click, the
+  // 4. the error codes of docs/api.md#errors against the closed list in the domain, both ways, with their status
+  const errorsFile = join(root, 'src', 'domain', 'errors.ts')
+  const apiPage = join(docsDir, 'api.md')
+  if (existsSync(errorsFile) && existsSync(apiPage)) {
+    const list = /ERROR_STATUS\s*=\s*\{([^}]*)\}/.exec(readFileSync(errorsFile, 'utf8'))
+    const inCode = new Map([...(list?.[1] ?? '').matchAll(/(\w+):\s*(\d{3})/g)].map((m) => [m[1], m[2]]))
+    const inDocs = new Map() // code → [status, line]
+    let inSection = false
+    readFileSync(apiPage, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (/^##\s/.test(line)) inSection = /^##\s+Errors\s*$/.test(line)
+        const row = inSection ? /^\|\s*(\d{3})\s*\|\s*`(\w+)`\s*\|/.exec(line) : null
+        if (row) inDocs.set(row[2], [row[1], i + 1])
+      })
+    const at = `${rel(apiPage)}`
+    if (inCode.size === 0) problems.push(`${rel(errorsFile)}:1: no ERROR_STATUS list found`)
+    for (const [code, status] of inCode) {
+      const documented = inDocs.get(code)
+      if (documented === undefined)
+        problems.push(`${at}:1: error code ${code} (${status}) is not in the table under "## Errors"`)
+      else if (documented[0] !== status)
+        problems.push(
+          `${at}:${documented[1]}: error code ${code} is documented as ${documented[0]}, the code answers ${status}`,
+        )
+    }
+    for (const [code, [, line]] of inDocs)
+      if (!inCode.has(code))
+        problems.push(`${at}:${line}: error code ${code} is documented but not in ${rel(errorsFile)}`)
+  }
+
+  // 5. what must be within two clicks of the README: the README's own headings and links are the first click, the
   // links of the pages they lead to the second
   const readme = join(root, 'README.md')
   if (required.length > 0 && existsSync(readme)) {
@@ -249,5 +283,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     console.error(`docs: ${problems.length} problem${problems.length === 1 ? '' : 's'}`)
     process.exit(1)
   }
-  console.log('docs: links, cited anchors, the configuration table and what is two clicks from the README check out')
+  console.log(
+    'docs: links, cited anchors, the configuration and error tables and what is two clicks from the README check out',
+  )
 }

@@ -153,6 +153,37 @@ describe('scripts/check-docs.mjs', () => {
   })
 })
 
+describe('the error table of the API page', () => {
+  it('when the table and the domain’s list of codes differ, then each missing, extra or misstated code is named', () => {
+    const files = goodTree()
+    files['src/domain/errors.ts'] = [
+      'export const ERROR_STATUS = {',
+      '  invalid_json: 400,',
+      '  not_found: 404,',
+      '  rate_limited: 429,',
+      '} as const',
+      '',
+    ].join('\n')
+    files[doc('api')] += [
+      '',
+      '## Errors',
+      '',
+      '| status | code | when |',
+      '|---|---|---|',
+      '| 400 | `invalid_json` | not JSON |',
+      '| 400 | `not_found` | no such thing |',
+      '| 418 | `teapot` | never |',
+      '',
+    ].join('\n')
+    const { code, output } = check(files)
+    expect(code).toBe(1)
+    expect(output).toContain(`${doc('api')}:1: error code rate_limited (429) is not in the table under "## Errors"`)
+    expect(output).toMatch(/docs\/api\.md:\d+: error code not_found is documented as 400, the code answers 404/)
+    expect(output).toMatch(/docs\/api\.md:\d+: error code teapot is documented but not in src\/domain\/errors\.ts/)
+    expect(output).not.toContain('invalid_json')
+  })
+})
+
 describe('what must be within two clicks of the README', () => {
   it('when a heading is linked from a page the README links to, then it is reached; one more hop is not', async () => {
     const { checkDocs } = await import('../../scripts/check-docs.mjs')
