@@ -3,6 +3,7 @@ import type { InvoiceId } from '../domain/ids.js'
 import { holdLapsedAt, readStatus, type Invoice, type Status } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
+import { heldPayment } from './held-payment.js'
 import { notAllowedFrom, transitionById, type Target, type TransitionDeps } from './apply-transition.js'
 
 /**
@@ -41,7 +42,7 @@ export async function settleHold(
           `the hold lapsed at ${lapsed.toISOString()} (the hold lifetime) and can no longer be captured; it is released and fails`,
         )
       }
-      const held = { invoiceId: inv.id, amount: inv.amount, currency: inv.currency, service: inv.service }
+      const held = heldPayment(deps, inv, to === 'paid' ? 'capture' : 'release')
       await (to === 'paid' ? deps.provider.captureHold(held) : deps.provider.releaseHold(held))
     }
     try {

@@ -2,6 +2,7 @@ import { AppError } from '../domain/errors.js'
 import type { TransitionDeps } from './apply-transition.js'
 import { transitionById, transitionIn } from './apply-transition.js'
 import type { AppDeps } from './deps.js'
+import { heldPayment } from './held-payment.js'
 
 /**
  * The clock's transitions (docs/api.md#statuses): pending invoices past `expired_at` → expired, and holds older than the
@@ -40,12 +41,7 @@ export async function failStaleHolds(
   const refused: unknown[] = []
   for (const inv of stale) {
     try {
-      await deps.provider.releaseHold({
-        invoiceId: inv.id,
-        amount: inv.amount,
-        currency: inv.currency,
-        service: inv.service,
-      })
+      await deps.provider.releaseHold(heldPayment(deps, inv, 'release'))
     } catch (err) {
       refused.push(err)
       continue

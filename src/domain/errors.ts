@@ -15,7 +15,9 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  provider_error: 502,
   unavailable: 503,
+  provider_unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS

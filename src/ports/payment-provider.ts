@@ -1,6 +1,19 @@
 import type { Minor } from '../domain/money.js'
 import type { InvoiceId } from '../domain/ids.js'
 
+/**
+ * The payment-provider port (docs/providers.md). Each configured service is bound to one provider; the registry
+ * (adapters/providers/registry.ts) picks it. Use cases only ever see this interface: there is no
+ * `if (provider === 'stripe')` outside adapters/providers/.
+ *
+ * Every amount crossing this port is in *our* minor units (the currency's ISO 4217 exponent, `exponent`); an
+ * adapter converts to and from its acquirer's own units (Stripe's zero-decimal and special-case currencies).
+ *
+ * Errors: an adapter throws `AppError('provider_error', …)` when the acquirer refused the request (its message,
+ * never the credentials) and `AppError('provider_unavailable', …)` on a timeout, a network error or a 5xx. The
+ * caller then changes nothing.
+ */
+
 export interface PaymentRequest {
   readonly invoiceId: InvoiceId
   readonly amount: Minor
@@ -17,33 +30,170 @@ export interface PaymentSession {
   readonly qrData: string
 }
 
-/** A hold at the provider: the buyer's authorised funds for one invoice. */
-export interface HeldPayment {
+/** What a provider can do; the app asks these, never the provider's name. */
+export interface ProviderCapabilities {
+  /** The buyer pays at the acquirer's hosted checkout: the payment page shows Pay (`POST /pay/{id}/checkout`). */
+  readonly checkout: boolean
+  /** The payment page's test controls (`POST /pay/{id}/simulate`) act on this provider's invoices: the sandbox only. */
+  readonly simulate: boolean
+  /** Funds can be held (authorised) and captured or released later. */
+  readonly hold: boolean
+  /** A captured payment can be refunded, in full or in part. */
+  readonly refund: boolean
+  /** A payment can be fetched by its id (reconciliation, verification of unsigned notifications). */
+  readonly fetch: boolean
+}
+
+/** Our reference of one checkout attempt, carried in the acquirer's metadata and echoed back in its updates. */
+export interface AttemptReference {
   readonly invoiceId: InvoiceId
+  /** 1, 2, …: a new attempt may follow one that the acquirer ended while the invoice is pending. */
+  readonly attempt: number
+}
+
+export interface CheckoutRequest {
+  readonly reference: AttemptReference
+  /** The acquirer's idempotency key for creating this attempt's payment: the same key, the same acquirer payment. */
+  readonly idempotencyKey: string
   readonly amount: Minor
   readonly currency: string
+  /** The currency's exponent in our minor units (ISO 4217): amount 1050 with exponent 2 is 10.50. */
+  readonly exponent: number
   readonly service: string
+  /** Authorise only (the service is configured to hold): the merchant captures or cancels later. */
+  readonly hold: boolean
+  /** Shown to the buyer at the acquirer (the invoice's comment, or the order id). */
+  readonly description: string
+  /** Our payment page: the acquirer sends the buyer back here whatever the outcome. */
+  readonly returnUrl: string
+  /** The invoice's expiry: the acquirer's session is made to end no later, where the acquirer allows it. */
+  readonly expiresAt: Date
+  readonly now: Date
+}
+
+export interface CheckoutStarted {
+  /** The acquirer's id of what was created (Stripe: the Checkout Session; YooKassa: the payment). */
+  readonly checkoutId: string
+  /** The acquirer's payment id when known already (YooKassa: the same as checkoutId; Stripe: null until paid). */
+  readonly paymentId: string | null
+  /** The acquirer's hosted checkout: the buyer is sent here (303). */
+  readonly redirectUrl: string
 }
 
 /**
- * A payment provider (acquirer). Three touch points:
- * - `createPayment` when an invoice is created → where the buyer pays and what the QR encodes;
- * - the provider's notification of the buyer's result → a status transition (the sandbox's notification is the
- *   payment page's test controls, `POST /pay/{id}/simulate`; a real acquirer would post to a webhook route that
- *   verifies its signature and calls the same transition use case);
- * - `captureHold` / `releaseHold` when the merchant settles a hold, and `releaseHold` when a hold outlives the
- *   hold lifetime → the provider moves or releases the funds before the invoice changes status. A rejection
- *   leaves the invoice as it was. The status change may start only from the hold the call was made for
- *   (app/settle-hold.ts), and a provider must refuse a call that contradicts an earlier one on the same hold (a
- *   release after a capture, or the reverse), as acquirers do: then two requests racing on one hold (a capture and
- *   a cancel, or a capture and the sweeper) cannot both settle it.
+ * Where an acquirer payment stands, in the acquirer-neutral terms the app maps to invoice statuses
+ * (docs/providers.md#status-mapping):
+ * - `open`: created, the buyer has not finished (a declined card leaves it open: the buyer may try again);
+ * - `held`: authorised, waiting for capture or release;
+ * - `succeeded`: captured; the money is the merchant's;
+ * - `canceled`: voided or released (from `held`: the hold is over), or the acquirer cancelled it before payment;
+ * - `ended`: the attempt ended without money (its checkout session expired); a new attempt may follow.
+ */
+export type AcquirerPaymentState = 'open' | 'held' | 'succeeded' | 'canceled' | 'ended'
+
+/** An acquirer's word on one payment, from a verified notification or a fetch. */
+export interface PaymentUpdate {
+  /** Ours, from the payment's metadata; undefined when the payment carries none (not one of ours). */
+  readonly reference: AttemptReference | undefined
+  readonly checkoutId: string | null
+  readonly paymentId: string | null
+  readonly state: AcquirerPaymentState
+  /** What the acquirer holds or took, in our minor units; null when it does not say (a session that expired). */
+  readonly amount: Minor | null
+  readonly currency: string | null
+}
+
+/** A notification as it arrived at `POST /providers/{provider}/notifications`. */
+export interface IncomingNotification {
+  /** The body's exact bytes (a signature is over them). */
+  readonly rawBody: Buffer
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  /** The sender's address, as `TRUST_PROXY` resolves it. */
+  readonly remoteAddress: string
+  readonly now: Date
+}
+
+/**
+ * What a notification says once verified:
+ * - `update`: a payment changed; the app applies it;
+ * - `ignored`: verified, but nothing we act on (an event type outside the mapping); acknowledged.
+ * A notification that fails verification throws `NotificationRejected`; nothing changes.
+ */
+export type NotificationOutcome =
+  | { readonly kind: 'update'; readonly update: PaymentUpdate; readonly event: string }
+  | { readonly kind: 'ignored'; readonly event: string }
+
+/** A notification that failed verification: 401 when its signature or sender is wrong, 400 when it is malformed. */
+export class NotificationRejected extends Error {
+  constructor(
+    readonly status: 400 | 401,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'NotificationRejected'
+  }
+}
+
+/** A payment at the acquirer, as the app knows it (an attempt's ids). */
+export interface PaymentRef {
+  readonly checkoutId: string | null
+  readonly paymentId: string | null
+}
+
+/** A hold at the provider: the buyer's authorised funds for one invoice. */
+export interface HeldPayment extends PaymentRef {
+  readonly invoiceId: InvoiceId
+  readonly amount: Minor
+  readonly currency: string
+  readonly exponent: number
+  readonly service: string
+  /** The acquirer's idempotency key for this operation (one per capture, one per release). */
+  readonly idempotencyKey: string
+}
+
+export interface RefundRequest extends PaymentRef {
+  readonly invoiceId: InvoiceId
+  readonly amount: Minor
+  readonly currency: string
+  readonly exponent: number
+  readonly idempotencyKey: string
+  readonly reason: string | null
+}
+
+export interface RefundResult {
+  /** The acquirer's refund id. */
+  readonly refundId: string
+  /** `succeeded` once the acquirer says so; `pending` while it processes. */
+  readonly state: 'pending' | 'succeeded' | 'failed'
+}
+
+/**
+ * A payment provider (acquirer). Touch points:
+ * - `createPayment` when an invoice is created: local, no network (docs/api.md#create-an-invoice: create never
+ *   waits for an acquirer) → where the buyer pays and what the QR encodes;
+ * - `startCheckout` when the buyer presses Pay on our page → the acquirer's hosted checkout (idempotent per key);
+ * - `verifyNotification` for `POST /providers/{name}/notifications` → a verified update, or NotificationRejected;
+ * - `fetchPayment` for reconciliation (and for verifying unsigned notifications inside the adapter);
+ * - `captureHold` / `releaseHold` when the merchant settles a hold, or a hold outlives the hold lifetime, and
+ *   `refund` → the acquirer moves the funds before the invoice changes. A rejection leaves the invoice as it was.
+ *   A provider must refuse a call that contradicts an earlier one on the same hold (a release after a capture),
+ *   as acquirers do: then two requests racing on one hold cannot both settle it (app/settle-hold.ts).
  */
 export interface PaymentProvider {
   readonly name: string
-  /** Registers a payment for a new invoice. Must not block for long: it runs on the create path. */
+  readonly capabilities: ProviderCapabilities
+  /** Currencies this acquirer takes; undefined = every enabled currency. A create in another one is refused. */
+  readonly currencies: readonly string[] | undefined
+  /** Registers a payment for a new invoice. Local and quick: it runs on the create path. */
   createPayment(request: PaymentRequest): PaymentSession
+  startCheckout(request: CheckoutRequest): Promise<CheckoutStarted>
+  verifyNotification(notification: IncomingNotification): Promise<NotificationOutcome>
+  /** Where the payment stands now; `reference` from its metadata. */
+  fetchPayment(ref: PaymentRef, reference: AttemptReference): Promise<PaymentUpdate>
   /** Captures the held funds (hold → paid). */
   captureHold(payment: HeldPayment): Promise<void>
-  /** Releases the held funds (hold → failed). */
+  /** Releases the held funds (hold → failed, or a late hold voided). */
   releaseHold(payment: HeldPayment): Promise<void>
+  refund(request: RefundRequest): Promise<RefundResult>
 }

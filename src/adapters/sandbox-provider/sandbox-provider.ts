@@ -1,13 +1,21 @@
-import type { PaymentProvider } from '../../ports/payment-provider.js'
+import { AppError } from '../../domain/errors.js'
+import { NotificationRejected, type PaymentProvider } from '../../ports/payment-provider.js'
 
 /**
- * The built-in sandbox acquirer: the buyer "pays" on the hosted page with test controls, so the payment
- * link and the QR payload are both the hosted page itself (docs/api.md#create-an-invoice).
+ * The built-in sandbox acquirer: the buyer "pays" on the hosted page with test controls (`POST /pay/{id}/simulate`),
+ * so the payment link and the QR payload are both the hosted page itself (docs/api.md#create-an-invoice). It has no
+ * hosted checkout, sends no notifications and holds no real funds: capturing, releasing or refunding always
+ * succeeds.
  */
 export const sandboxProvider: PaymentProvider = {
   name: 'sandbox',
+  capabilities: { checkout: false, simulate: true, hold: true, refund: true, fetch: false },
+  currencies: undefined,
   createPayment: (request) => ({ url: request.payUrl, qrData: request.payUrl }),
-  // The sandbox holds no real funds: capturing or releasing a hold always succeeds.
+  startCheckout: () => Promise.reject(new AppError('not_found', 'the sandbox has no hosted checkout')),
+  verifyNotification: () => Promise.reject(new NotificationRejected(401, 'the sandbox sends no notifications')),
+  fetchPayment: () => Promise.reject(new AppError('provider_error', 'the sandbox keeps no payments to fetch')),
   captureHold: async () => undefined,
   releaseHold: async () => undefined,
+  refund: async (request) => ({ refundId: `sandbox_${request.idempotencyKey}`, state: 'succeeded' }),
 }
