@@ -9,6 +9,7 @@ import type {
   DeliveryWithAttempts,
 } from '../domain/delivery.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../domain/merchant.js'
+import type { PaymentAttempt } from '../domain/payment-attempt.js'
 
 /** A page position for newest-first listings: the last row's (createdAt, id). */
 export interface Cursor {
@@ -165,6 +166,34 @@ export interface DeliveryRepo extends DeliveryReader {
   requeue(id: DeliveryId, now: Date): Promise<boolean>
 }
 
+/** Checkout attempts at acquirers (docs/providers.md#attempts). */
+export interface AttemptReader {
+  /** The invoice's attempts, oldest first. */
+  listByInvoice(invoiceId: InvoiceId): Promise<PaymentAttempt[]>
+}
+
+export interface AttemptRepo extends AttemptReader {
+  /** The attempt with this number of the invoice. */
+  find(invoiceId: InvoiceId, attempt: number): Promise<PaymentAttempt | undefined>
+  /** The attempt a provider's ids name (its payment id, else its checkout id). */
+  findByAcquirerId(
+    provider: string,
+    ids: { paymentId: string | null; checkoutId: string | null },
+  ): Promise<PaymentAttempt | undefined>
+  /** Inserts unless the invoice has an attempt with this number already (a concurrent Pay won the race). */
+  insert(attempt: PaymentAttempt): Promise<'inserted' | 'exists'>
+  /** Compare-and-set: writes `attempt` (its version one more than `expectedVersion`) only if the stored version is still that. */
+  update(attempt: PaymentAttempt, expectedVersion: number): Promise<boolean>
+  /**
+   * Claims attempts due a check (next_check_at <= now), earliest first, at most `limit`, moving each one's
+   * next_check_at to `reschedule(attempt)` and counting the check, in the caller's transaction. On PostgreSQL the rows
+   * are locked FOR UPDATE SKIP LOCKED: concurrent instances claim disjoint sets, and each attempt is asked about once.
+   */
+  claimDue(now: Date, limit: number, reschedule: (attempt: PaymentAttempt) => Date): Promise<PaymentAttempt[]>
+  /** The earliest next_check_at at or before `now` (the reconciliation lag), and how many are due. */
+  dueStats(now: Date): Promise<{ readonly due: number; readonly oldestDueAt: Date | null }>
+}
+
 /** Everything one transaction can touch. */
 export interface Tx {
   readonly invoices: InvoiceRepo
@@ -173,6 +202,7 @@ export interface Tx {
   readonly apiKeys: ApiKeyRepo
   readonly webhookSecrets: WebhookSecretRepo
   readonly deliveries: DeliveryRepo
+  readonly attempts: AttemptRepo
 }
 
 /** The storage port; adapters: SQLite (embedded default) and PostgreSQL. */
@@ -191,6 +221,7 @@ export interface Store {
   readonly apiKeys: ApiKeyReader
   readonly webhookSecrets: WebhookSecretReader
   readonly deliveries: DeliveryReader
+  readonly attempts: AttemptReader & Pick<AttemptRepo, 'dueStats'>
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
   /** Resolves when the database answers a trivial query and can take writes now (readiness); rejects otherwise. */

@@ -6,6 +6,7 @@ import { Migrator, sql, type Kysely } from 'kysely'
 import type { Invoice } from '../../domain/invoice.js'
 import type { Store, Tx } from '../../ports/store.js'
 import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './repositories/account-repos.js'
+import { KyselyAttemptRepo } from './repositories/attempt-repo.js'
 import { KyselyDeliveryRepo } from './repositories/delivery-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './repositories/invoice-repo.js'
 import { appliedMigrations, migrationProvider } from './migrations/index.js'
@@ -45,6 +46,7 @@ function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: Q
     apiKeys: new KyselyApiKeyRepo(db, guard),
     webhookSecrets: new KyselyWebhookSecretRepo(db, guard),
     deliveries: new KyselyDeliveryRepo(db, guard, dialect),
+    attempts: new KyselyAttemptRepo(db, guard, dialect),
   }
 }
 
@@ -68,6 +70,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
     apiKeys: top.apiKeys,
     webhookSecrets: top.webhookSecrets,
     deliveries: top.deliveries,
+    attempts: top.attempts,
     ...(opts.standaloneInserts === true ? { insertInvoice: (inv: Invoice) => top.invoices.insert(inv) } : {}),
 
     async migrate() {

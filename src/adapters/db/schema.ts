@@ -103,6 +103,25 @@ export interface DeliveryAttemptRow {
   error: string | null
 }
 
+/** A checkout attempt at an acquirer (migration 005). */
+export interface PaymentAttemptRow {
+  id: string
+  invoice_id: string
+  attempt: number
+  provider: string
+  checkout_id: string | null
+  payment_id: string | null
+  redirect_url: string | null
+  state: string
+  amount: number | null
+  late_action: string | null
+  next_check_at: Millis | null
+  checks: number
+  version: number
+  created_at: Millis
+  updated_at: Millis
+}
+
 /** Kysely's view of the database. No column is generated: the application supplies every value. */
 export interface Database {
   merchants: MerchantRow
@@ -112,6 +131,7 @@ export interface Database {
   events: EventRow
   deliveries: DeliveryRow
   delivery_attempts: DeliveryAttemptRow
+  payment_attempts: PaymentAttemptRow
 }
 
 /**
