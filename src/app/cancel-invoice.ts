@@ -10,7 +10,7 @@ import { requireInvoiceId } from './require-id.js'
  * a new amount; a hold's funds are released at the provider first. Another merchant's invoice is 404.
  */
 export async function cancelInvoice(
-  deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>,
+  deps: TransitionDeps & Pick<AppDeps, 'providers' | 'holdLifetime'>,
   merchant: Merchant,
   id: string,
 ): Promise<Invoice> {

@@ -11,7 +11,7 @@ import { requireInvoiceId } from './require-id.js'
  * Another merchant's invoice is 404.
  */
 export async function captureInvoice(
-  deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>,
+  deps: TransitionDeps & Pick<AppDeps, 'providers' | 'holdLifetime'>,
   merchant: Merchant,
   id: string,
 ): Promise<Invoice> {

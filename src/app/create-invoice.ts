@@ -13,7 +13,7 @@ export type CreateInvoiceDeps = Pick<
   | 'store'
   | 'clock'
   | 'newId'
-  | 'provider'
+  | 'providers'
   | 'catalog'
   | 'publicUrl'
   | 'callbackAllowHttp'
@@ -45,11 +45,21 @@ export async function createInvoice(
   })
   if (!checked.ok) throw validationFailed(checked.errors)
   const req = checked.value
+  // docs/providers.md#currencies: an acquirer that does not take the currency is known now, not at the buyer's click
+  const provider = deps.providers.forService(req.service)
+  if (provider.currencies !== undefined && !provider.currencies.includes(req.currency)) {
+    throw validationFailed([
+      {
+        field: 'currency',
+        message: `service ${req.service} takes ${provider.currencies.join(', ')} only, not ${req.currency}`,
+      },
+    ])
+  }
 
   const now = deps.clock.now()
   const id = deps.newId() as InvoiceId
   const payUrl = `${deps.publicUrl}/pay/${id}`
-  const session = deps.provider.createPayment({
+  const session = provider.createPayment({
     invoiceId: id,
     amount: req.amount,
     currency: req.currency,

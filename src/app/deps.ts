@@ -2,7 +2,7 @@ import type { Catalog } from '../domain/catalog.js'
 import type { NewId } from '../domain/ids.js'
 import type { Clock } from '../ports/clock.js'
 import type { EventSignal } from '../ports/event-signal.js'
-import type { PaymentProvider } from '../ports/payment-provider.js'
+import type { ProviderRegistry } from '../ports/payment-provider.js'
 import type { Secrets } from '../ports/secrets.js'
 import type { Store } from '../ports/store.js'
 import type { WebhookMetrics } from '../ports/webhook-metrics.js'
@@ -23,13 +23,25 @@ export interface WebhookSettings {
   readonly random: () => number
 }
 
+export interface AcquirerSettings {
+  /** PROVIDER_TIMEOUT in milliseconds: one call to an acquirer. */
+  readonly timeoutMs: number
+  /** RECONCILE_AFTER: seconds without news before an attempt is asked about, doubling per check. */
+  readonly reconcileAfter: number
+  /** RECONCILE_MAX_INTERVAL: the longest wait between two checks, in seconds. */
+  readonly reconcileMaxInterval: number
+}
+
 /** What use cases are given by the composition root; each use case takes the subset it needs. */
 export interface AppDeps {
   readonly store: Store
   readonly clock: Clock
   readonly newId: NewId
   readonly secrets: Secrets
-  readonly provider: PaymentProvider
+  /** The provider of each service (docs/providers.md#configuration). */
+  readonly providers: ProviderRegistry
+  /** Acquirer payments (docs/providers.md#reconciliation, docs/configuration.md#variables). */
+  readonly acquirers: AcquirerSettings
   readonly catalog: Catalog
   readonly publicUrl: string
   readonly callbackAllowHttp: boolean

@@ -8,14 +8,25 @@ export interface PaymentView {
   readonly merchantName: string
   /** The status as it reads now (a pending invoice past expiry is expired). */
   readonly status: Status
+  /** The buyer pays at the acquirer's hosted checkout: the page shows Pay (docs/providers.md#checkout). */
+  readonly checkout: boolean
+  /** The sandbox's test controls act on this invoice (docs/payment-page.md). */
+  readonly testControls: boolean
 }
 
 export async function getPaymentView(
-  deps: Pick<AppDeps, 'store' | 'clock'>,
+  deps: Pick<AppDeps, 'store' | 'clock' | 'providers'>,
   id: InvoiceId,
 ): Promise<PaymentView | undefined> {
   const invoice = await deps.store.invoices.findById(id)
   if (invoice === undefined) return undefined
   const merchant = await deps.store.merchants.findById(invoice.merchantId)
-  return { invoice, merchantName: merchant?.name ?? '', status: readStatus(invoice, deps.clock.now()) }
+  const { capabilities } = deps.providers.forService(invoice.service)
+  return {
+    invoice,
+    merchantName: merchant?.name ?? '',
+    status: readStatus(invoice, deps.clock.now()),
+    checkout: capabilities.checkout,
+    testControls: capabilities.simulate,
+  }
 }

@@ -1,22 +1,61 @@
 import { enabledExponent } from '../domain/catalog.js'
 import type { Invoice } from '../domain/invoice.js'
-import type { HeldPayment } from '../ports/payment-provider.js'
+import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js'
+import type { HeldPayment, PaymentProvider } from '../ports/payment-provider.js'
 import type { AppDeps } from './deps.js'
 
-/** The hold of `inv` as the provider is asked to capture or release it, with one idempotency key per operation. */
-export function heldPayment(
-  deps: Pick<AppDeps, 'catalog'>,
+/** A hold as its provider is asked to capture or release it. */
+export interface HoldAtProvider {
+  readonly provider: PaymentProvider
+  readonly payment: HeldPayment
+  /** The acquirer attempt that holds the funds; undefined for the sandbox's holds (no acquirer payment). */
+  readonly attempt: PaymentAttempt | undefined
+}
+
+/**
+ * The hold of `inv` at its provider: the attempt the acquirer authorised (with its own provider, even if the service
+ * was bound to another since), and one idempotency key per operation on it, so a retried capture is one capture.
+ */
+export async function holdAtProvider(
+  deps: Pick<AppDeps, 'catalog' | 'store' | 'providers'>,
   inv: Invoice,
   operation: 'capture' | 'release',
-): HeldPayment {
+): Promise<HoldAtProvider> {
+  const attempts = await deps.store.attempts.listByInvoice(inv.id)
+  const attempt = attempts.find((a) => a.state === 'held')
+  const provider = (attempt && deps.providers.byName(attempt.provider)) ?? deps.providers.forService(inv.service)
   return {
-    invoiceId: inv.id,
-    amount: inv.amount,
-    currency: inv.currency,
-    exponent: enabledExponent(deps.catalog, inv.currency) ?? 2,
-    service: inv.service,
-    checkoutId: null,
-    paymentId: null,
-    idempotencyKey: `${inv.id}:${operation}`,
+    provider,
+    attempt,
+    payment: {
+      invoiceId: inv.id,
+      amount: inv.amount,
+      currency: inv.currency,
+      exponent: enabledExponent(deps.catalog, inv.currency) ?? 2,
+      service: inv.service,
+      checkoutId: attempt?.checkoutId ?? null,
+      paymentId: attempt?.paymentId ?? null,
+      idempotencyKey: `${attempt?.id ?? inv.id}-${operation}`,
+    },
   }
+}
+
+/** Asks the provider to capture or release the hold; resolves once it agreed. */
+export async function settleAtProvider(hold: HoldAtProvider, operation: 'capture' | 'release'): Promise<void> {
+  await (operation === 'capture' ? hold.provider.captureHold(hold.payment) : hold.provider.releaseHold(hold.payment))
+}
+
+/**
+ * Records what the acquirer agreed to on the attempt (captured → succeeded, released → canceled), so reconciliation
+ * stops asking. Only forward, compare-and-set: a notification that moved it meanwhile already said as much.
+ */
+export async function recordSettled(
+  deps: Pick<AppDeps, 'store' | 'clock'>,
+  attempt: PaymentAttempt | undefined,
+  state: AttemptState,
+): Promise<void> {
+  if (attempt === undefined) return
+  await deps.store.transaction((tx) =>
+    tx.attempts.update({ ...attempt, state, nextCheckAt: null, updatedAt: deps.clock.now() }, attempt.version),
+  )
 }

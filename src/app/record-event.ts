@@ -19,7 +19,14 @@ export type RecordEventDeps = Pick<AppDeps, 'newId' | 'webhooks'>
  * or ran on an instance whose clock lags, still sorts after it. Strictly later, not equal: a tie would fall to the
  * delivery ids, which come from the clocks that may lag.
  */
-export async function recordEvent(tx: Tx, deps: RecordEventDeps, invoice: Invoice, event: InvoiceEvent): Promise<void> {
+export async function recordEvent(
+  tx: Tx,
+  deps: RecordEventDeps,
+  invoice: Invoice,
+  event: InvoiceEvent,
+  /** Fields the event adds to the invoice in its webhook's `data` (invoice.late_payment's `late_payment`). */
+  extra?: Readonly<Record<string, unknown>>,
+): Promise<void> {
   await tx.events.append(event)
   if (invoice.callbackUrl === null) return
   const delivery: Delivery = {
@@ -39,6 +46,12 @@ export async function recordEvent(tx: Tx, deps: RecordEventDeps, invoice: Invoic
   }
   await tx.deliveries.insert(
     delivery,
-    webhookPayload(event.type, event.createdAt, invoiceView(invoice, event.createdAt)),
+    webhookPayload(
+      event.type,
+      event.createdAt,
+      extra === undefined
+        ? invoiceView(invoice, event.createdAt)
+        : { ...invoiceView(invoice, event.createdAt), ...extra },
+    ),
   )
 }

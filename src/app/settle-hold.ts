@@ -3,7 +3,8 @@ import type { InvoiceId } from '../domain/ids.js'
 import { holdLapsedAt, readStatus, type Invoice, type Status } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
-import { heldPayment } from './held-payment.js'
+import { holdAtProvider, recordSettled, settleAtProvider } from './held-payment.js'
+import type { PaymentAttempt } from '../domain/payment-attempt.js'
 import { notAllowedFrom, transitionById, type Target, type TransitionDeps } from './apply-transition.js'
 
 /**
@@ -21,13 +22,14 @@ import { notAllowedFrom, transitionById, type Target, type TransitionDeps } from
  * paid whatever the clock reads by then, or the buyer's money would be taken with the invoice left a hold.
  */
 export async function settleHold(
-  deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>,
+  deps: TransitionDeps & Pick<AppDeps, 'providers' | 'holdLifetime'>,
   merchant: Merchant,
   id: InvoiceId,
   to: Target,
   allowedFrom: readonly Status[],
 ): Promise<Invoice> {
   for (let round = 0; ; round += 1) {
+    let settled: PaymentAttempt | undefined
     // in a transaction: on SQLite the status as the next write sees it, with the writes not yet committed
     const inv = await deps.store.transaction((tx) => tx.invoices.findById(id))
     if (inv === undefined || inv.merchantId !== merchant.id) throw new AppError('invoice_not_found', 'no such invoice')
@@ -42,11 +44,15 @@ export async function settleHold(
           `the hold lapsed at ${lapsed.toISOString()} (the hold lifetime) and can no longer be captured; it is released and fails`,
         )
       }
-      const held = heldPayment(deps, inv, to === 'paid' ? 'capture' : 'release')
-      await (to === 'paid' ? deps.provider.captureHold(held) : deps.provider.releaseHold(held))
+      const operation = to === 'paid' ? 'capture' : 'release'
+      const hold = await holdAtProvider(deps, inv, operation)
+      await settleAtProvider(hold, operation)
+      settled = hold.attempt
     }
     try {
-      return await transitionById(deps, id, to, { merchantId: merchant.id, onlyFrom: [from] })
+      const moved = await transitionById(deps, id, to, { merchantId: merchant.id, onlyFrom: [from] })
+      await recordSettled(deps, settled, to === 'paid' ? 'succeeded' : 'canceled')
+      return moved
     } catch (err) {
       // moved since the read (a payment, the sweeper, another request): decide again on what it is now
       if (round < 3 && err instanceof AppError && err.code === 'invalid_transition') continue

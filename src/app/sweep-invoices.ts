@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.js'
 import type { TransitionDeps } from './apply-transition.js'
 import { transitionById, transitionIn } from './apply-transition.js'
 import type { AppDeps } from './deps.js'
-import { heldPayment } from './held-payment.js'
+import { holdAtProvider, recordSettled, settleAtProvider, type HoldAtProvider } from './held-payment.js'
 
 /**
  * The clock's transitions (docs/api.md#statuses): pending invoices past `expired_at` → expired, and holds older than the
@@ -31,7 +31,7 @@ export async function expireDueInvoices(deps: TransitionDeps, batch = 200): Prom
  * next sweep; the sweep reports it after the others are done.
  */
 export async function failStaleHolds(
-  deps: TransitionDeps & Pick<AppDeps, 'provider' | 'holdLifetime'>,
+  deps: TransitionDeps & Pick<AppDeps, 'providers' | 'holdLifetime'>,
   batch = 200,
 ): Promise<number> {
   const now = deps.clock.now()
@@ -40,13 +40,18 @@ export async function failStaleHolds(
   let moved = 0
   const refused: unknown[] = []
   for (const inv of stale) {
+    let hold: HoldAtProvider
     try {
-      await deps.provider.releaseHold(heldPayment(deps, inv, 'release'))
+      hold = await holdAtProvider(deps, inv, 'release')
+      await settleAtProvider(hold, 'release')
     } catch (err) {
       refused.push(err)
       continue
     }
-    if (await moveQuietly(() => transitionById(deps, inv.id, 'failed', { onlyFrom: ['hold'] }))) moved += 1
+    if (await moveQuietly(() => transitionById(deps, inv.id, 'failed', { onlyFrom: ['hold'] }))) {
+      moved += 1
+      await recordSettled(deps, hold.attempt, 'canceled')
+    }
   }
   if (refused.length > 0) {
     throw new Error(

@@ -5,9 +5,11 @@
  */
 import { checkHost, database, publicUrl, redisUrl, trustProxy, type DatabaseConfig } from './addresses.js'
 import { envReader, type Env } from './env.js'
+import { readProviders, type ProvidersConfig } from './providers.js'
 import { readServices, type ServiceConfig } from './services.js'
 
 export type { ServiceConfig } from './services.js'
+export type { ProvidersConfig, ProviderName } from './providers.js'
 
 export interface Config {
   readonly nodeEnv: string
@@ -45,6 +47,8 @@ export interface Config {
   readonly sandbox: boolean
   readonly sqliteSynchronous: 'full' | 'normal'
   readonly redisUrl: string | undefined
+  /** Which provider serves each service, their credentials (docs/providers.md#configuration). */
+  readonly providers: ProvidersConfig
 }
 
 export class ConfigError extends Error {
@@ -66,7 +70,8 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
   const bad = (name: string, message: string): void => {
     problems.push(`${name}: ${message}`)
   }
-  const { raw, int, bool, oneOf } = envReader(env, bad)
+  const reader = envReader(env, bad)
+  const { raw, int, bool, oneOf } = reader
 
   // as node's own tooling reads it, whatever its case: `PRODUCTION` is production (no demo merchant, the warnings)
   const nodeEnv = (raw('NODE_ENV') ?? 'development').toLowerCase()
@@ -148,6 +153,7 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
     sandbox: bool('SANDBOX', true),
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', 'full', ['full', 'normal'] as const),
     redisUrl: redisUrl(raw('REDIS_URL'), bad),
+    providers: readProviders(reader, services, bad),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze(config)

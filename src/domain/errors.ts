@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   ambiguous_identifier: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
+  unauthenticated: 401,
   merchant_mismatch: 403,
   merchant_disabled: 403,
   invoice_not_found: 404,

@@ -50,7 +50,13 @@ export interface Invoice {
   readonly updatedAt: Date
 }
 
-export type InvoiceEventType = 'invoice.hold' | 'invoice.paid' | 'invoice.failed' | 'invoice.expired'
+export type InvoiceEventType =
+  | 'invoice.hold'
+  | 'invoice.paid'
+  | 'invoice.failed'
+  | 'invoice.expired'
+  /** Money arrived for an invoice that could no longer take it, and was voided or refunded (docs/providers.md#late-payments). */
+  | 'invoice.late_payment'
 
 /** An outbox event: written in the same transaction as the transition that caused it (docs/api.md#statuses, docs/webhooks.md#delivery). */
 export interface InvoiceEvent {
@@ -146,4 +152,21 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
     createdAt: to === 'expired' ? new Date(Math.max(inv.expiresAt.getTime(), prev)) : seen,
   }
   return { ok: true, invoice, event }
+}
+
+/**
+ * An event about an invoice that does not change its status (docs/providers.md#late-payments): the invoice's
+ * updatedAt still moves past its previous change, as in `transition`, so the event's webhook keeps its place in the
+ * invoice's order.
+ */
+export function touchWithEvent(
+  inv: Invoice,
+  type: InvoiceEventType,
+  now: Date,
+  eventId: EventId,
+): { readonly invoice: Invoice; readonly event: InvoiceEvent } {
+  const prev = inv.updatedAt.getTime()
+  const invoice: Invoice = { ...inv, updatedAt: new Date(Math.max(now.getTime(), prev + 1)) }
+  const at = now.getTime() >= prev ? now : inv.updatedAt
+  return { invoice, event: { id: eventId, invoiceId: inv.id, merchantId: inv.merchantId, type, createdAt: at } }
 }

@@ -10,6 +10,7 @@ import { registerRequestId, requestIdOf } from './plugins/request-id.js'
 import { registerWriteBatching } from './plugins/write-batching.js'
 import { invoiceRoutes } from './routes/invoices.js'
 import { payRoutes } from './routes/pay.js'
+import { providerRoutes } from './routes/providers.js'
 import { publicRoutes } from './routes/public.js'
 import { webhookRoutes } from './routes/webhooks.js'
 import { FieldErrorSchema, InvoiceSchema, ProblemSchema } from './schemas/common.js'
@@ -98,5 +99,6 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   })
   publicRoutes(app, full)
   await payRoutes(app, full)
+  await providerRoutes(app, full)
   return app
 }

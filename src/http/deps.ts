@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Registry } from 'prom-client'
+import type { ProviderMetrics } from '../ports/provider-metrics.js'
 import type { RateLimiter } from '../ports/rate-limiter.js'
 import type { UseCases } from '../wiring/use-cases.js'
 import type { HttpMetrics } from './plugins/metrics.js'
@@ -41,6 +42,10 @@ export interface HttpDeps {
   readonly webhooks: WebhookUseCases
   /** SANDBOX: the simulate endpoint and the page's test controls exist only when true. */
   readonly sandbox: boolean
+  /** The configured acquirers that notify us: `POST /providers/{name}/notifications` exists for each. */
+  readonly notifiers: readonly string[]
+  /** Acquirer notifications by provider and result (docs/providers.md#metrics). */
+  readonly providerMetrics: ProviderMetrics
   readonly ping: () => Promise<void>
   readonly now: () => Date
   readonly qrPng: (text: string) => Buffer

@@ -197,3 +197,13 @@ export interface PaymentProvider {
   releaseHold(payment: HeldPayment): Promise<void>
   refund(request: RefundRequest): Promise<RefundResult>
 }
+
+/** Which provider serves each service (adapters/providers/registry.ts; docs/providers.md#configuration). */
+export interface ProviderRegistry {
+  /** The provider bound to this service; the sandbox for a service bound to none (or no longer configured). */
+  forService(service: string): PaymentProvider
+  /** A configured provider by its name (a notification's route, an attempt's own provider). */
+  byName(name: string): PaymentProvider | undefined
+  /** HOLD_SERVICES: whether the service's acquirer payments are authorised only, for the merchant to settle. */
+  holds(service: string): boolean
+}

@@ -19,6 +19,8 @@ export async function createHttpApp(
   opts: { defaultMetrics?: boolean; requestTimeout?: RequestTimeout } = {},
 ): Promise<FastifyInstance> {
   const { useCases } = rt
+  // the configured acquirers (not the sandbox): each has its notification route, and the page its Pay button
+  const acquirers = [...new Set(Object.values(rt.config.providers.bindings))].filter((p) => p !== 'sandbox')
   const rateLimiter = await createRateLimiter(rt)
   const app = await buildApp(
     {
@@ -29,6 +31,8 @@ export async function createHttpApp(
       payments: useCases.payments,
       webhooks: useCases.webhooks,
       sandbox: rt.config.sandbox,
+      notifiers: acquirers,
+      providerMetrics: rt.providerMetrics,
       ping: () => rt.store.ping(),
       now: () => rt.deps.clock.now(),
       qrPng,

@@ -6,8 +6,10 @@ import { pino, type Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { openPostgresStore } from '../adapters/db/postgres/postgres-store.js'
 import { openSqliteStore } from '../adapters/db/sqlite/sqlite-store.js'
+import { createProviderMetrics } from '../adapters/metrics/provider-metrics.js'
+import type { ProviderMetrics } from '../ports/provider-metrics.js'
 import { createWebhookMetrics } from '../adapters/metrics/webhook-metrics.js'
-import { sandboxProvider } from '../adapters/sandbox-provider/sandbox-provider.js'
+import { buildProviders } from './providers.js'
 import { systemClock } from '../adapters/system/clock.js'
 import { createEventSignal } from '../adapters/system/event-signal.js'
 import { LogWriter } from '../adapters/system/log-writer.js'
@@ -34,6 +36,8 @@ export interface Runtime {
   readonly logger: Logger
   /** The workers' metrics (webhooks), exposed by /metrics beside the HTTP ones. */
   readonly metricsRegistry: Registry
+  /** Acquirer notifications and reconciliation (docs/providers.md#metrics), in metricsRegistry. */
+  readonly providerMetrics: ProviderMetrics
   /**
    * Has `close()` run `stop` at its stage (createHttpApp and startWorkers call this). Returns the undoing, for a part
    * stopped on its own before.
@@ -100,7 +104,12 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     clock,
     newId: createUuidV7(() => clock.now().getTime()),
     secrets: nodeSecrets,
-    provider: overrides.provider ?? sandboxProvider,
+    providers: buildProviders(config.providers, overrides.provider),
+    acquirers: {
+      timeoutMs: config.providers.timeoutMs,
+      reconcileAfter: config.providers.reconcileAfter,
+      reconcileMaxInterval: config.providers.reconcileMaxInterval,
+    },
     catalog: { currencies: config.currencies, services: config.services },
     publicUrl: config.publicUrl,
     callbackAllowHttp: config.callbackAllowHttp,
@@ -133,6 +142,16 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     useCases: bindUseCases(deps, { keyCacheTtl: config.keyCacheTtl }),
     logger,
     metricsRegistry: webhookMetrics.registry,
+    providerMetrics: createProviderMetrics(webhookMetrics.registry, {
+      dueStats: async () => {
+        const now = clock.now()
+        const { due, oldestDueAt } = await store.attempts.dueStats(now)
+        return {
+          due,
+          oldestDueAgeSeconds: oldestDueAt === null ? 0 : Math.max(0, (now.getTime() - oldestDueAt.getTime()) / 1000),
+        }
+      },
+    }),
     stopOnClose(stage, stop) {
       running[stage].add(stop)
       return () => running[stage].delete(stop)

@@ -4,6 +4,9 @@ import { startWebhookDispatcher } from '../worker/webhook-dispatcher.js'
 import type { Runtime } from './runtime.js'
 
 export const SWEEP_BATCH = 200
+/** Acquirer attempts asked about per round, and how often reconciliation looks for due ones. */
+export const RECONCILE_BATCH = 50
+export const RECONCILE_POLL_MS = 1000
 
 /** The dispatcher's fallback poll; new events ring the doorbell and retries set a timer, so this is rarely the path. */
 export const WEBHOOK_POLL_MS = 1000
@@ -11,7 +14,7 @@ export const WEBHOOK_POLL_MS = 1000
 export const WEBHOOK_SHUTDOWN_GRACE_MS = 5000
 
 /**
- * The clock-driven transitions (expiry, hold lifetime) and, unless `webhooks: false`, the webhook dispatcher.
+ * The clock-driven transitions (expiry, hold lifetime), reconciliation with acquirers and, unless `webhooks: false`, the webhook dispatcher.
  * `rt.close()` stops them after the HTTP apps; `stop()` may also be called before (again, it does nothing more).
  */
 export function startWorkers(
@@ -26,6 +29,11 @@ export function startWorkers(
       { name: 'fail-stale-holds', run: () => sweeps.failStaleHolds(SWEEP_BATCH) },
     ],
     { intervalMs, log: rt.logger, batch: SWEEP_BATCH },
+  )
+  // its own loop: an acquirer that answers slowly delays no expiry (docs/providers.md#reconciliation)
+  const reconciler = startSweeper(
+    [{ name: 'reconcile-payments', run: async () => (await sweeps.reconcile(RECONCILE_BATCH)).checked }],
+    { intervalMs: Math.max(intervalMs, RECONCILE_POLL_MS), log: rt.logger, batch: RECONCILE_BATCH },
   )
   const dispatcher =
     opts.webhooks === false
@@ -45,8 +53,15 @@ export function startWorkers(
     (stopping ??= (async () => {
       forget()
       await sweeper.stop()
+      await reconciler.stop()
       await dispatcher?.stop(opts.webhookShutdownGraceMs ?? WEBHOOK_SHUTDOWN_GRACE_MS)
     })())
   const forget = rt.stopOnClose('workers', stop)
-  return { tick: () => sweeper.tick(), stop }
+  return {
+    tick: async () => {
+      await sweeper.tick()
+      await reconciler.tick()
+    },
+    stop,
+  }
 }

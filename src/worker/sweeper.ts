@@ -35,7 +35,7 @@ export function startSweeper(
         let moved: number
         do {
           moved = await sweep.run()
-          if (moved > 0) opts.log.info({ sweep: sweep.name, moved }, 'invoices moved by the clock')
+          if (moved > 0) opts.log.info({ sweep: sweep.name, moved }, 'moved by the clock')
         } while (moved >= opts.batch && !stopped)
       } catch (err) {
         // storage hiccups are retried on the next tick; nothing is lost, the rows stay due

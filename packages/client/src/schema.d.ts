@@ -273,6 +273,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pay/{invoice_id}/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The buyer's Pay: on to the acquirer's hosted checkout
+         * @description What the payment page's Pay button posts, for an invoice of a service bound to an acquirer (Stripe, YooKassa). Answers 303 to the acquirer's hosted checkout, which sends the buyer back to the payment page. One acquirer payment per attempt: a double click, a reload or a second tab goes to the same checkout; after the acquirer ended one (declined, expired), a new one. A form post for an invoice that is no longer pending lands back on the page (which shows why); other callers get the 409. An invoice of the sandbox has no checkout (404). Cross-site requests are refused as for `simulate`.
+         */
+        post: operations["startCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay/{invoice_id}/simulate": {
         parameters: {
             query?: never;
@@ -287,6 +307,26 @@ export interface paths {
          * @description What the TEST MODE controls call. JSON answers 200 with the status; an HTML form post (application/x-www-form-urlencoded) answers 303 back to the page, also when the status has already moved on. Only present when SANDBOX is on. A browser request from another origin (an `Origin` other than the service's own or the requested scheme and host's, `Sec-Fetch-Site: cross-site`, or, without an `Origin` that names one, a `Sec-Fetch-Site` other than `same-origin` or `none`) is refused with 400 `validation_failed` naming `origin`.
          */
         post: operations["simulatePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/providers/{provider}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An acquirer's notification of a payment's change
+         * @description Where Stripe's webhook endpoint and YooKassa's HTTP notifications point. Stripe's are verified by their `Stripe-Signature`; YooKassa's by the sender address (its published ranges, `TRUST_PROXY`-aware), and the payment is fetched again from YooKassa before anything changes. One that fails verification changes nothing (401 `unauthenticated`, 400 `validation_failed` when malformed). One about a payment that is not ours is acknowledged. Duplicates and any order are harmless.
+         */
+        post: operations["receiveProviderNotification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -335,7 +375,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "invalid_json" | "validation_failed" | "ambiguous_identifier" | "missing_api_key" | "invalid_api_key" | "merchant_mismatch" | "merchant_disabled" | "invoice_not_found" | "not_found" | "order_id_conflict" | "invalid_transition" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "unavailable";
+            code: "invalid_json" | "validation_failed" | "ambiguous_identifier" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "merchant_mismatch" | "merchant_disabled" | "invoice_not_found" | "not_found" | "order_id_conflict" | "invalid_transition" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "provider_error" | "unavailable" | "provider_unavailable";
             /** @example amount: must have at most 2 decimal places for RUB */
             detail: string;
             errors?: components["schemas"]["FieldError"][];
@@ -1944,6 +1984,99 @@ export interface operations {
             };
         };
     };
+    startCheckout: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page language, `en` or `ru`; overrides Accept-Language
+                 * @example ru
+                 */
+                lang?: string | string[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Invoice id (UUID)
+                 * @example 0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01
+                 */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the acquirer's hosted checkout (or, for a form post, back to the page) */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem with code `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `invoice_not_found` or `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `provider_error` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `provider_unavailable` or `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     simulatePayment: {
         parameters: {
             query?: {
@@ -2070,6 +2203,98 @@ export interface operations {
                 };
             };
             /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    receiveProviderNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The acquirer: stripe or yookassa
+                 * @example stripe
+                 */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Always true: the acquirer may stop resending it */
+                        received: boolean;
+                    };
+                };
+            };
+            /** @description Problem with code `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `provider_error` */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `provider_unavailable` or `unavailable` */
             503: {
                 headers: {
                     [name: string]: unknown;

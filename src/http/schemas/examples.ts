@@ -107,6 +107,10 @@ const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { f
     detail: 'an internal error occurred; quote request id 6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f to the operator',
   },
   unavailable: { summary: 'The database cannot be reached; retry', detail: 'storage is unavailable; retry shortly' },
+  unauthenticated: {
+    summary: 'A provider notification whose signature or sender could not be verified',
+    detail: 'the notification could not be verified: no signature matches the payload',
+  },
   provider_error: {
     summary: 'The acquirer refused the request; nothing changed',
     detail: 'the acquirer refused: This PaymentIntent could not be captured because it has a status of canceled.',

@@ -74,6 +74,8 @@ export interface Messages {
   readonly statusText: Readonly<Record<'pending' | 'hold' | 'paid' | 'failed' | 'expired', string>>
   readonly backToShop: string
   readonly testMode: string
+  /** The Pay button of a card acquirer's invoice. */
+  readonly payAmount: (amount: string) => string
   readonly testModeText: string
   readonly simulateLegend: string
   /** Shown when a test-mode button's request was refused (followed by the service's reason). */
@@ -123,6 +125,7 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     },
     backToShop: 'Return to the shop',
     testMode: 'TEST MODE',
+    payAmount: (amount) => `Pay ${amount}`,
     testModeText: 'Sandbox payments: no real money is charged.',
     simulateLegend: 'Simulate the payment result',
     simulateFailed: 'The test payment was not sent:',
@@ -168,6 +171,7 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     },
     backToShop: 'Вернуться в магазин',
     testMode: 'ТЕСТОВЫЙ РЕЖИМ',
+    payAmount: (amount) => `Оплатить ${amount}`,
     testModeText: 'Платежи в песочнице: реальные деньги не списываются.',
     simulateLegend: 'Смоделировать результат оплаты',
     simulateFailed: 'Тестовый платёж не отправлен:',

@@ -11,6 +11,10 @@ export interface PaymentPageData {
   readonly invoice: Invoice
   readonly merchantName: string
   readonly status: Status
+  /** Paid at the acquirer's hosted checkout: a Pay button (docs/providers.md#checkout); default false. */
+  readonly checkout?: boolean
+  /** The sandbox's test controls act on this invoice (the sandbox is its provider); default true. */
+  readonly testControls?: boolean
 }
 
 export interface PageContext {
@@ -44,6 +48,7 @@ export function renderPaymentPage(data: PaymentPageData, ctx: PageContext): stri
   const base = t.pageTitle(amount, data.merchantName)
   const title = status === 'pending' ? base : `${t.statusName[status]} · ${base}`
   const path = payPath(ctx.base, invoice.id)
+  const testMode = ctx.sandbox && data.testControls !== false
   const view = html`<div
     class="card"
     data-view
@@ -67,10 +72,19 @@ export function renderPaymentPage(data: PaymentPageData, ctx: PageContext): stri
         <figcaption>${t.scanQr}</figcaption>
       </figure>`
     }
+    ${data.checkout === true && status === 'pending' && checkoutForm(invoice.id, amount, ctx, t)}
     ${details(data, ctx, t)}
-    ${ctx.sandbox && (status === 'pending' || status === 'hold') && testControls(invoice.id, status, ctx, t)}
+    ${testMode && (status === 'pending' || status === 'hold') && testControls(invoice.id, status, ctx, t)}
   </div>`
-  return layout({ lang: ctx.lang, title, path, base: ctx.base, testMode: ctx.sandbox, main: view }).value
+  return layout({ lang: ctx.lang, title, path, base: ctx.base, testMode, main: view }).value
+}
+
+/** Pay: on to the acquirer's hosted checkout (docs/providers.md#checkout), which sends the buyer back here. */
+function checkoutForm(id: string, amount: string, ctx: PageContext, t: Messages): SafeHtml {
+  const action = `${payPath(ctx.base, id)}/checkout${ctx.explicitLang ? `?lang=${ctx.lang}` : ''}`
+  return html`<form class="checkout" method="post" action="${action}" data-checkout>
+    <button type="submit" class="btn btn-primary">${t.payAmount(amount)}</button>
+  </form>`
 }
 
 function statusBlock(data: PaymentPageData, ctx: PageContext, t: Messages): SafeHtml {

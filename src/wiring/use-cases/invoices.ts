@@ -11,6 +11,9 @@ import { getInvoice, getInvoiceInfo } from '../../app/get-invoice.js'
 import { getPaymentView } from '../../app/get-payment-view.js'
 import { listInvoices } from '../../app/list-invoices.js'
 import { simulatePayment } from '../../app/simulate-payment.js'
+import { startCheckout } from '../../app/start-checkout.js'
+import { receiveNotification } from '../../app/receive-notification.js'
+import { reconcilePayments } from '../../app/reconcile-payments.js'
 import { expireDueInvoices, failStaleHolds } from '../../app/sweep-invoices.js'
 import type { InvoiceId } from '../../domain/ids.js'
 
@@ -34,6 +37,10 @@ export function bindPaymentUseCases(deps: AppDeps) {
     view: getPaymentView.bind(null, deps),
     /** The sandbox provider's notification; only routed when the sandbox is enabled. */
     simulate: simulatePayment.bind(null, deps),
+    /** The buyer's Pay: the acquirer's hosted checkout (docs/providers.md#checkout). */
+    checkout: startCheckout.bind(null, deps),
+    /** An acquirer's notification (docs/providers.md#notifications). */
+    notify: receiveNotification.bind(null, deps),
   }
 }
 
@@ -42,5 +49,6 @@ export function bindSweeps(deps: AppDeps) {
   return {
     expireDue: expireDueInvoices.bind(null, deps),
     failStaleHolds: failStaleHolds.bind(null, deps),
+    reconcile: reconcilePayments.bind(null, deps),
   }
 }

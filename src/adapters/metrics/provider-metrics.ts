@@ -1,0 +1,44 @@
+import { Counter, Gauge, type Registry } from 'prom-client'
+import type { ProviderMetrics } from '../../ports/provider-metrics.js'
+
+/**
+ * Acquirer metrics (docs/providers.md#metrics), in the workers' registry: notifications by provider and result, and
+ * reconciliation's lag, read from the database on each scrape (true for every instance sharing it).
+ */
+export function createProviderMetrics(
+  registry: Registry,
+  opts: { dueStats: () => Promise<{ due: number; oldestDueAgeSeconds: number }> },
+): ProviderMetrics {
+  const notifications = new Counter({
+    name: 'provider_notifications_total',
+    help: 'Acquirer notifications by provider and result: accepted (verified), refused (failed verification), unknown (verified, not a payment of ours)',
+    labelNames: ['provider', 'result'] as const,
+    registers: [registry],
+  })
+  let cached: { at: number; stats: Promise<{ due: number; oldestDueAgeSeconds: number } | undefined> } | undefined
+  const stats = () => {
+    const now = performance.now()
+    if (cached === undefined || now - cached.at > 250)
+      cached = { at: now, stats: opts.dueStats().catch(() => undefined) }
+    return cached.stats
+  }
+  new Gauge({
+    name: 'reconcile_due',
+    help: 'Acquirer payments due a reconciliation check now',
+    registers: [registry],
+    async collect() {
+      const s = await stats()
+      if (s !== undefined) this.set(s.due)
+    },
+  })
+  new Gauge({
+    name: 'reconcile_lag_seconds',
+    help: 'How long the most overdue reconciliation check has been waiting (0 when none is due)',
+    registers: [registry],
+    async collect() {
+      const s = await stats()
+      if (s !== undefined) this.set(s.oldestDueAgeSeconds)
+    },
+  })
+  return { notification: (provider, result) => notifications.inc({ provider, result }) }
+}

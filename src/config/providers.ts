@@ -1,0 +1,137 @@
+/**
+ * Which provider serves each service, and each provider's credentials (docs/providers.md#configuration). Checked
+ * whole at start: a service bound to a provider without its credentials stops the start naming the variables.
+ * Secrets are kept here only to be handed to their adapter; nothing prints them.
+ */
+import { isAddressRange } from './addresses.js'
+import type { EnvReader, Report } from './env.js'
+import type { ServiceConfig } from './services.js'
+
+export const PROVIDER_NAMES = ['sandbox', 'stripe', 'yookassa'] as const
+export type ProviderName = (typeof PROVIDER_NAMES)[number]
+
+export interface StripeConfig {
+  readonly secretKey: string
+  readonly webhookSecret: string
+  readonly apiUrl: string
+  readonly webhookTolerance: number
+}
+
+export interface YooKassaConfig {
+  readonly shopId: string
+  readonly secretKey: string
+  readonly apiUrl: string
+  /** Sender ranges notifications must come from; undefined: YooKassa's published ones. */
+  readonly notificationSources: readonly string[] | undefined
+}
+
+export interface ProvidersConfig {
+  /** The provider of each service in SERVICES; a service not in SERVICE_PROVIDERS is the sandbox's. */
+  readonly bindings: Readonly<Record<string, ProviderName>>
+  /** HOLD_SERVICES: services whose acquirer payments are authorised only, captured or cancelled by the merchant. */
+  readonly holdServices: readonly string[]
+  readonly stripe: StripeConfig | undefined
+  readonly yookassa: YooKassaConfig | undefined
+  /** PROVIDER_TIMEOUT in milliseconds: one call to an acquirer. */
+  readonly timeoutMs: number
+  /** RECONCILE_AFTER / RECONCILE_MAX_INTERVAL in seconds: when an attempt without news is asked about. */
+  readonly reconcileAfter: number
+  readonly reconcileMaxInterval: number
+}
+
+const entries = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+
+function httpUrl(name: string, text: string | undefined, def: string, bad: Report): string {
+  const value = text ?? def
+  try {
+    const url = new URL(value)
+    if (url.protocol === 'https:' || url.protocol === 'http:') return value.replace(/\/+$/, '')
+  } catch {
+    // reported below
+  }
+  bad(name, `must be an http(s) URL, got "${value}"`)
+  return def
+}
+
+export function readProviders(env: EnvReader, services: readonly ServiceConfig[], bad: Report): ProvidersConfig {
+  const bindings: Record<string, ProviderName> = {}
+  for (const s of services) bindings[s.name] = 'sandbox'
+  const seen = new Set<string>()
+  for (const part of entries(env.raw('SERVICE_PROVIDERS'))) {
+    const [service = '', provider = '', extra] = part.split('=').map((s) => s.trim())
+    if (extra !== undefined || !services.some((s) => s.name === service)) {
+      bad('SERVICE_PROVIDERS', `"${part}" must be <service>=<provider> for a service in SERVICES, e.g. card=stripe`)
+      continue
+    }
+    if (!(PROVIDER_NAMES as readonly string[]).includes(provider)) {
+      bad('SERVICE_PROVIDERS', `${service}: "${provider}" is not a provider (${PROVIDER_NAMES.join(', ')})`)
+      continue
+    }
+    if (seen.has(service)) bad('SERVICE_PROVIDERS', `"${service}" is listed twice`)
+    seen.add(service)
+    bindings[service] = provider as ProviderName
+  }
+  const holdServices = entries(env.raw('HOLD_SERVICES'))
+  for (const s of holdServices)
+    if (!services.some((svc) => svc.name === s)) bad('HOLD_SERVICES', `"${s}" is not a service in SERVICES`)
+
+  const used = (p: ProviderName): string[] => Object.keys(bindings).filter((s) => bindings[s] === p)
+  const required = (p: ProviderName, names: readonly string[]): boolean => {
+    const users = used(p)
+    if (users.length === 0) return false
+    for (const n of names)
+      if (env.raw(n) === undefined) bad(n, `is required: SERVICE_PROVIDERS binds ${users.join(', ')} to ${p}`)
+    return names.every((n) => env.raw(n) !== undefined)
+  }
+
+  let stripe: StripeConfig | undefined
+  if (required('stripe', ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'])) {
+    const secretKey = env.raw('STRIPE_SECRET_KEY') ?? ''
+    const webhookSecret = env.raw('STRIPE_WEBHOOK_SECRET') ?? ''
+    // the values are never quoted back: they are secrets
+    if (!/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(secretKey))
+      bad('STRIPE_SECRET_KEY', 'must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…)')
+    if (!/^whsec_[A-Za-z0-9_+/=]+$/.test(webhookSecret))
+      bad('STRIPE_WEBHOOK_SECRET', "must be the endpoint's signing secret (whsec_…)")
+    stripe = {
+      secretKey,
+      webhookSecret,
+      apiUrl: httpUrl('STRIPE_API_URL', env.raw('STRIPE_API_URL'), 'https://api.stripe.com', bad),
+      webhookTolerance: env.int('STRIPE_WEBHOOK_TOLERANCE', 300, 1, 3600),
+    }
+  }
+
+  let yookassa: YooKassaConfig | undefined
+  if (required('yookassa', ['YOOKASSA_SHOP_ID', 'YOOKASSA_SECRET_KEY'])) {
+    const shopId = env.raw('YOOKASSA_SHOP_ID') ?? ''
+    if (!/^[0-9]{1,20}$/.test(shopId)) bad('YOOKASSA_SHOP_ID', 'must be the shop id (digits)')
+    const sourcesText = env.raw('YOOKASSA_NOTIFICATION_SOURCES')
+    const sources = sourcesText === undefined ? undefined : entries(sourcesText)
+    const wrong = sources?.find((s) => !isAddressRange(s))
+    if (sources !== undefined && (sources.length === 0 || wrong !== undefined))
+      bad(
+        'YOOKASSA_NOTIFICATION_SOURCES',
+        `must be addresses or CIDR ranges, e.g. 185.71.76.0/27; not "${wrong ?? ''}"`,
+      )
+    yookassa = {
+      shopId,
+      secretKey: env.raw('YOOKASSA_SECRET_KEY') ?? '',
+      apiUrl: httpUrl('YOOKASSA_API_URL', env.raw('YOOKASSA_API_URL'), 'https://api.yookassa.ru/v3', bad),
+      notificationSources: sources,
+    }
+  }
+
+  return {
+    bindings,
+    holdServices,
+    stripe,
+    yookassa,
+    timeoutMs: env.int('PROVIDER_TIMEOUT', 10, 1, 120) * 1000,
+    reconcileAfter: env.int('RECONCILE_AFTER', 300, 1, 86_400),
+    reconcileMaxInterval: env.int('RECONCILE_MAX_INTERVAL', 3600, 1, 604_800),
+  }
+}
