@@ -449,6 +449,51 @@ describe('YooKassa adapter: errors', () => {
     expect(err.message).not.toMatch(/555111|live_S3cretValue/)
   })
 
+  it('when YooKassa says it is still processing (202), then the same request is asked again; 429 is unavailable', async () => {
+    const seen: { key: string | undefined; body: string }[] = []
+    const answers: [number, unknown][] = [
+      [202, { type: 'processing', description: 'Request accepted', retry_after: 50 }],
+      [
+        200,
+        {
+          id: 'p-1',
+          status: 'pending',
+          amount: { value: '10.50', currency: 'RUB' },
+          confirmation: { type: 'redirect', confirmation_url: 'https://yoomoney.ru/checkout/p-1' },
+          metadata: {},
+        },
+      ],
+      [429, { type: 'error', code: 'too_many_requests', description: 'Too many requests' }],
+    ]
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        seen.push({ key: req.headers['idempotence-key'] as string | undefined, body: Buffer.concat(chunks).toString() })
+        const [status, body] = answers.shift() ?? [500, {}]
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v3`
+    const slow = createYooKassaProvider(settingsOf({ apiUrl: url }))
+    const request = checkout()
+    const started = await slow.startCheckout(request)
+    const throttled = await slow.startCheckout(checkout()).catch((e: unknown) => e)
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    expect(started).toEqual({ checkoutId: 'p-1', paymentId: 'p-1', redirectUrl: 'https://yoomoney.ru/checkout/p-1' })
+    expect(seen[0]?.key).toBe(request.idempotencyKey)
+    expect(seen[1]).toEqual(seen[0])
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({
+      amount: { value: '10.50', currency: 'RUB' },
+      capture: true,
+      confirmation: { type: 'redirect', return_url: request.returnUrl },
+      description: 'Order 42',
+      metadata: { invoice_id: request.reference.invoiceId, attempt: '1' },
+    })
+    expect(throttled).toMatchObject({ code: 'provider_unavailable' })
+  })
+
   it('when a POST to the fake has no Idempotence-Key, or a key is reused for another request, then 400', async () => {
     const auth = `Basic ${Buffer.from(`${fake.shopId}:${fake.secretKey}`).toString('base64')}`
     const body = JSON.stringify({
