@@ -20,7 +20,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { BuyerAction, FakeAcquirer, FakePayment } from '../acquirer.js'
 import { CHECKOUT_PATH, checkoutPage } from './checkout-page.js'
-import { ApiError, Ledger, type Notice } from './ledger.js'
+import { ApiError } from './api-error.js'
+import { Ledger, type Notice } from './ledger.js'
 
 export interface FakeYooKassa extends FakeAcquirer {
   readonly shopId: string

@@ -18,30 +18,9 @@
 import { randomUUID } from 'node:crypto'
 import { currencyExponent } from '../../../src/domain/currencies.js'
 import { formatAmount, parseAmount, type Minor } from '../../../src/domain/money.js'
+import { ApiError } from './api-error.js'
 
 export type Status = 'pending' | 'waiting_for_capture' | 'succeeded' | 'canceled'
-
-/** A refusal as YooKassa's API words it (https://yookassa.ru/developers/using-api/response-handling/response-codes). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly description: string,
-    readonly parameter?: string,
-  ) {
-    super(description)
-  }
-
-  json(): Record<string, unknown> {
-    return {
-      type: 'error',
-      id: randomUUID(),
-      code: this.code,
-      description: this.description,
-      ...(this.parameter === undefined ? {} : { parameter: this.parameter }),
-    }
-  }
-}
 
 const invalid = (description: string, parameter?: string): ApiError =>
   new ApiError(400, 'invalid_request', description, parameter)
