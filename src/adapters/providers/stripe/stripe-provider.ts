@@ -93,7 +93,8 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
                 price_data: {
                   currency: request.currency.toLowerCase(),
                   unit_amount: unitAmount,
-                  product_data: { name: request.description },
+                  // Stripe requires a non-empty product name
+                  product_data: { name: request.description.trim() || `Invoice ${request.reference.invoiceId}` },
                 },
               },
             ],
