@@ -35,7 +35,7 @@ export default defineConfig({
               extends: true as const,
               test: {
                 name: 'postgres',
-                include: ['test/api/**/*.test.ts', ...postgresOnly],
+                include: ['test/api/**/*.test.ts', 'test/providers/*.conformance.test.ts', ...postgresOnly],
                 env: { TEST_DB: 'postgres' },
               },
             },

@@ -111,6 +111,8 @@ export function decideAttempt(
       return invoiceStatus === 'pending' ? { ...none, invoiceTo: 'hold' } : { ...none, late: 'void' }
     case 'succeeded':
       if (invoiceStatus === 'pending' || (invoiceStatus === 'hold' && heldHere)) return { ...none, invoiceTo: 'paid' }
+      // the merchant's capture of this very hold paid it already (the acquirer's word races the capture's answer)
+      if (invoiceStatus === 'paid' && heldHere) return none
       return { ...none, late: 'refund' }
     case 'canceled':
       // from a hold: released (by the acquirer's hold lifetime too); before one: the attempt ended, the invoice waits

@@ -4,11 +4,38 @@
  */
 import { createProviderRegistry } from '../adapters/providers/registry.js'
 import { sandboxProvider } from '../adapters/providers/sandbox.js'
+import { createStripeProvider } from '../adapters/providers/stripe/stripe-provider.js'
+import {
+  createYooKassaProvider,
+  YOOKASSA_NOTIFICATION_SOURCES,
+} from '../adapters/providers/yookassa/yookassa-provider.js'
 import type { ProvidersConfig } from '../config/config.js'
 import type { PaymentProvider, ProviderRegistry } from '../ports/payment-provider.js'
 
 /** `sandbox` replaces the built-in sandbox adapter (tests record its calls). */
 export function buildProviders(config: ProvidersConfig, sandbox: PaymentProvider = sandboxProvider): ProviderRegistry {
   const adapters: PaymentProvider[] = [sandbox]
+  if (config.stripe !== undefined) {
+    adapters.push(
+      createStripeProvider({
+        secretKey: config.stripe.secretKey,
+        webhookSecret: config.stripe.webhookSecret,
+        apiUrl: config.stripe.apiUrl,
+        timeoutMs: config.timeoutMs,
+        webhookToleranceSeconds: config.stripe.webhookTolerance,
+      }),
+    )
+  }
+  if (config.yookassa !== undefined) {
+    adapters.push(
+      createYooKassaProvider({
+        shopId: config.yookassa.shopId,
+        secretKey: config.yookassa.secretKey,
+        apiUrl: config.yookassa.apiUrl,
+        timeoutMs: config.timeoutMs,
+        notificationSources: config.yookassa.notificationSources ?? YOOKASSA_NOTIFICATION_SOURCES,
+      }),
+    )
+  }
   return createProviderRegistry(config.bindings, adapters, config.holdServices)
 }

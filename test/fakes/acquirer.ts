@@ -21,10 +21,12 @@ export interface FakeAcquirer {
   expireCheckout(checkoutId: string): Promise<void>
   /** The acquirer lets a hold lapse on its own (its hold lifetime): the payment is cancelled and it notifies. */
   lapseHold(paymentId: string): Promise<void>
-  /** The next `n` notifications are lost (never delivered). */
+  /** The next `n` notifications are lost (never delivered); 0 stops losing them. */
   dropNotifications(n: number): void
   /** Notifications are queued instead of sent until `release`. */
   pauseNotifications(): void
+  /** How many notifications are queued while paused. */
+  queuedNotifications(): number
   /** Sends the queued notifications in the given order (indices into the queue; default: as queued), then resumes. */
   releaseNotifications(order?: readonly number[]): Promise<void>
   /** Sends every notification sent so far once more (duplicates), oldest first. */

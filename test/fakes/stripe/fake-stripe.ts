@@ -766,8 +766,9 @@ ${back === null ? '' : `<p><a href="${escape(back)}">Back</a></p>`}
       await chain
     },
     dropNotifications(n) {
-      toDrop += n
+      toDrop = n
     },
+    queuedNotifications: () => queue.length,
     pauseNotifications() {
       paused = true
     },

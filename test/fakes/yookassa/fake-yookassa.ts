@@ -250,8 +250,9 @@ export async function startFakeYooKassa(options: FakeYooKassaOptions = {}): Prom
     expireCheckout: (checkoutId) => mustBe(() => ledger.expire(checkoutId)),
     lapseHold: (paymentId) => mustBe(() => ledger.lapse(paymentId)),
     dropNotifications(n) {
-      dropCount += n
+      dropCount = n
     },
+    queuedNotifications: () => queued.length,
     pauseNotifications() {
       paused = true
     },

@@ -1,0 +1,314 @@
+/**
+ * The provider conformance suite (docs/providers.md): the same black-box cases for every payment provider, run once
+ * per provider as the store contract runs once per database. The service listens on a real port with its webhook
+ * dispatcher; an acquirer is a fake server speaking its HTTP API (test/fakes/), which notifies the service over HTTP.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { InvoiceId } from '../../src/domain/ids.js'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { freePort } from '../helpers/live-service.js'
+import { sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
+import type { ProviderDriver, ServiceHandle } from './drivers.js'
+
+type Service = 'card' | 'held'
+
+export function describeProviderConformance(
+  name: string,
+  makeDriver: () => Promise<ProviderDriver> | ProviderDriver,
+): void {
+  describe(`provider conformance: ${name}`, () => {
+    let driver: ProviderDriver
+    let t: TestApp
+    let url: string
+    let merchant: TestMerchant
+    let receiver: Receiver
+    let handle: ServiceHandle
+
+    beforeAll(async () => {
+      driver = await makeDriver()
+      receiver = await startReceiver()
+      const port = await freePort()
+      url = `http://127.0.0.1:${port}`
+      t = await buildTestApp(
+        {
+          PUBLIC_URL: url,
+          CALLBACK_ALLOW_HTTP: 'true',
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+          WEBHOOK_RETRY_SCHEDULE: '0,1',
+          INVOICE_MIN_LIFETIME: '1',
+          RECONCILE_AFTER: '1',
+          RECONCILE_MAX_INTERVAL: '1',
+          PROVIDER_TIMEOUT: '1',
+          CURRENCIES: 'RUB,USD,EUR',
+          ...driver.env,
+        },
+        { realClock: true, webhooks: true },
+      )
+      await t.app.listen({ port, host: '127.0.0.1' })
+      merchant = await t.merchant('Conformance Shop')
+      // the merchant's endpoint verifies the signature, as a shop would (an unverified webhook is answered 401)
+      receiver.secrets = [merchant.webhookSecret]
+      driver.acquirer?.setNotificationUrl(`${url}/providers/${driver.name}/notifications`)
+      handle = {
+        url,
+        checkoutIds: async (id) =>
+          (await t.rt.store.attempts.listByInvoice(id as InvoiceId)).map((a) => a.checkoutId ?? ''),
+      }
+    })
+    afterAll(async () => {
+      await t?.close()
+      await receiver?.close()
+      await driver?.close()
+    })
+
+    let orders = 0
+    const create = async (service: Service, extra: Record<string, unknown> = {}): Promise<string> => {
+      const res = await fetch(`${url}/api/v1/invoices`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': merchant.apiKey },
+        body: JSON.stringify({
+          order_id: `${driver.name}-${(orders += 1)}`,
+          amount: '10.50',
+          currency: driver.currency,
+          service,
+          callback_url: receiver.url,
+          ...extra,
+        }),
+      })
+      // the create answer names the invoice id order_id, as the original API does (docs/api.md#create-an-invoice)
+      const body = (await res.json()) as { order_id: string }
+      expect(res.status, JSON.stringify(body)).toBe(201)
+      return body.order_id
+    }
+    const invoice = async (id: string) => {
+      const res = await fetch(`${url}/api/v1/invoices/${id}`, { headers: { 'x-api-key': merchant.apiKey } })
+      return (await res.json()) as { status: string; paid_at: string | null }
+    }
+    const act = (id: string, action: 'capture' | 'cancel') =>
+      fetch(`${url}/api/v1/invoices/${id}/${action}`, { method: 'POST', headers: { 'x-api-key': merchant.apiKey } })
+    const events = async (id: string) => (await t.rt.store.events.listByInvoice(id as InvoiceId)).map((e) => e.type)
+    const webhooksOf = async (id: string, n: number) =>
+      (await receiver.waitFor(n, { where: (h) => h.json.data['id'] === id, timeoutMs: 10_000 })).map((h) => h.json.type)
+    const acquirerPayment = (id: string) => driver.acquirer?.payments().find((p) => p.metadata['invoice_id'] === id)
+    /** Reconciliation's next round, once RECONCILE_AFTER (1 s) has passed. */
+    const reconcile = async () => {
+      await sleep(1100)
+      await t.sweep()
+    }
+
+    it('when the buyer pays, then the invoice is paid, once, and the merchant gets invoice.paid', async () => {
+      const id = await create('card')
+      await driver.pay(handle, id, 'pay', false)
+      expect((await invoice(id)).status).toBe('paid')
+      expect(await events(id)).toEqual(['invoice.paid'])
+      expect(await webhooksOf(id, 1)).toEqual(['invoice.paid'])
+      if (driver.acquirer) expect(acquirerPayment(id)?.status).toBe('succeeded')
+    })
+
+    it('when a held payment is captured by the merchant, then the acquirer captures it and the invoice is paid', async () => {
+      const id = await create('held')
+      await driver.pay(handle, id, 'pay', true)
+      expect((await invoice(id)).status).toBe('hold')
+      const res = await act(id, 'capture')
+      expect(res.status, await res.clone().text()).toBe(200)
+      expect((await invoice(id)).status).toBe('paid')
+      expect(await events(id)).toEqual(['invoice.hold', 'invoice.paid'])
+      if (driver.acquirer) expect(acquirerPayment(id)?.status).toBe('succeeded')
+    })
+
+    it('when a held payment is cancelled by the merchant, then the acquirer releases it and the invoice fails', async () => {
+      const id = await create('held')
+      await driver.pay(handle, id, 'pay', true)
+      const res = await act(id, 'cancel')
+      expect(res.status, await res.clone().text()).toBe(200)
+      expect((await invoice(id)).status).toBe('failed')
+      expect(await events(id)).toEqual(['invoice.hold', 'invoice.failed'])
+      if (driver.acquirer) expect(acquirerPayment(id)?.status).toBe('canceled')
+    })
+
+    if (isAcquirer(name)) {
+      it('when the buyer presses Pay twice at once and again later, then there is one acquirer payment', async () => {
+        const id = await create('card')
+        const press = () => fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
+        const before = driver.acquirer?.createdCount ?? 0
+        const answers = await Promise.all([press(), press(), press()])
+        const again = await press()
+        const locations = new Set([...answers, again].map((r) => r.headers.get('location')))
+        expect(answers.map((r) => r.status)).toEqual([303, 303, 303])
+        expect(locations.size).toBe(1)
+        expect((driver.acquirer?.createdCount ?? 0) - before).toBe(1)
+      })
+
+      it('when every notification arrives twice, then each change applies once', async () => {
+        const id = await create('card')
+        await driver.pay(handle, id, 'pay', false)
+        await driver.acquirer?.replayNotifications()
+        expect((await invoice(id)).status).toBe('paid')
+        expect(await events(id)).toEqual(['invoice.paid'])
+      })
+
+      it('when a hold and its release by the acquirer arrive in reverse order, then nothing is held, charged or moved backwards', async () => {
+        const id = await create('held')
+        driver.acquirer?.pauseNotifications()
+        await driver.pay(handle, id, 'pay', true)
+        const [payment] = (await t.rt.store.attempts.listByInvoice(id as InvoiceId)).map(
+          (a) => a.paymentId ?? a.checkoutId,
+        )
+        const paymentId = acquirerPayment(id)?.id ?? payment ?? ''
+        const lapse = driver.acquirer?.lapseHold(paymentId)
+        await sleep(50)
+        const queued = driver.acquirer?.queuedNotifications() ?? 0
+        expect(queued).toBeGreaterThan(1)
+        await driver.acquirer?.releaseNotifications([...Array(queued).keys()].reverse())
+        await lapse
+        expect(acquirerPayment(id)?.status).toBe('canceled')
+        // the release arrived first: the hold it ended was never seen, so the invoice still waits for a payment
+        expect((await invoice(id)).status).toBe('pending')
+        expect(await events(id)).not.toContain('invoice.paid')
+        // in order, a released hold fails the invoice
+        const inOrder = await create('held')
+        await driver.pay(handle, inOrder, 'pay', true)
+        await driver.acquirer?.lapseHold(acquirerPayment(inOrder)?.id ?? '')
+        expect((await invoice(inOrder)).status).toBe('failed')
+        expect(await events(inOrder)).toEqual(['invoice.hold', 'invoice.failed'])
+      })
+
+      it('when a forged notification claims the payment succeeded, then it is refused with 401 and nothing changes', async () => {
+        const id = await create('card')
+        await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
+        const [attempt] = await t.rt.store.attempts.listByInvoice(id as InvoiceId)
+        const forged = driver.forge?.(id, attempt?.paymentId ?? attempt?.checkoutId ?? 'unknown')
+        expect(forged).toBeDefined()
+        const res = await fetch(`${url}/providers/${driver.name}/notifications`, {
+          method: 'POST',
+          headers: forged?.headers ?? {},
+          body: forged?.body ?? '',
+        })
+        expect(res.status).toBe(401)
+        expect(((await res.json()) as { code: string }).code).toBe('unauthenticated')
+        expect((await invoice(id)).status).toBe('pending')
+        expect(await events(id)).toEqual([])
+      })
+
+      it('when the notification of a payment is lost, then reconciliation finds the payment and the invoice is paid', async () => {
+        const id = await create('card')
+        driver.acquirer?.dropNotifications(10)
+        await driver.pay(handle, id, 'pay', false)
+        driver.acquirer?.dropNotifications(0)
+        expect((await invoice(id)).status).toBe('pending')
+        await reconcile()
+        expect((await invoice(id)).status).toBe('paid')
+        expect(await webhooksOf(id, 1)).toEqual(['invoice.paid'])
+      })
+
+      it('when the acquirer is down, then Pay and capture answer 503 provider_unavailable and nothing changes; once it is back, both work', async () => {
+        const id = await create('held')
+        driver.acquirer?.setDown('error')
+        const down = await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
+        expect(down.status).toBe(503)
+        expect(((await down.json()) as { code: string }).code).toBe('provider_unavailable')
+        driver.acquirer?.setDown('hang')
+        const hung = await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
+        expect(hung.status).toBe(503)
+        driver.acquirer?.setDown(false)
+        await driver.pay(handle, id, 'pay', true)
+        expect((await invoice(id)).status).toBe('hold')
+        driver.acquirer?.setDown('error')
+        const capture = await act(id, 'capture')
+        expect(capture.status).toBe(503)
+        expect(((await capture.json()) as { code: string }).code).toBe('provider_unavailable')
+        expect((await invoice(id)).status).toBe('hold')
+        driver.acquirer?.setDown(false)
+        expect((await act(id, 'capture')).status).toBe(200)
+        expect(await events(id)).toEqual(['invoice.hold', 'invoice.paid'])
+      })
+
+      it('when the acquirer lets a hold lapse, then the invoice fails', async () => {
+        const id = await create('held')
+        await driver.pay(handle, id, 'pay', true)
+        await driver.acquirer?.lapseHold(acquirerPayment(id)?.id ?? '')
+        expect((await invoice(id)).status).toBe('failed')
+        expect(await webhooksOf(id, 2)).toEqual(['invoice.hold', 'invoice.failed'])
+      })
+
+      it('when the buyer is declined, then the invoice stays pending and a later payment pays it', async () => {
+        const id = await create('card')
+        await driver.pay(handle, id, 'decline', false)
+        expect((await invoice(id)).status).toBe('pending')
+        await driver.pay(handle, id, 'pay', false)
+        expect((await invoice(id)).status).toBe('paid')
+        expect(await events(id)).toEqual(['invoice.paid'])
+      })
+
+      it('when a payment completes after the invoice expired, then it is refunded, the invoice stays expired and the merchant gets invoice.late_payment', async () => {
+        const id = await create('card', { lifetime: 2 })
+        await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
+        const [attempt] = await t.rt.store.attempts.listByInvoice(id as InvoiceId)
+        await sleep(2100)
+        await t.sweep()
+        expect((await invoice(id)).status).toBe('expired')
+        await driver.acquirer?.buyer(attempt?.checkoutId ?? '', 'pay')
+        expect((await invoice(id)).status).toBe('expired')
+        const hooks = await receiver.waitFor(2, { where: (h) => h.json.data['id'] === id, timeoutMs: 10_000 })
+        expect(hooks.map((h) => h.json.type)).toEqual(['invoice.expired', 'invoice.late_payment'])
+        expect(hooks[1]?.json.data['late_payment']).toMatchObject({
+          amount: 10.5,
+          action: 'refunded',
+          provider: driver.name,
+        })
+        expect(acquirerPayment(id)?.refunded).toBeGreaterThan(0)
+      })
+
+      it('when a hold arrives after the invoice expired, then it is voided', async () => {
+        const id = await create('held', { lifetime: 2 })
+        await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
+        const [attempt] = await t.rt.store.attempts.listByInvoice(id as InvoiceId)
+        await sleep(2100)
+        await driver.acquirer?.buyer(attempt?.checkoutId ?? '', 'pay')
+        expect((await invoice(id)).status).toBe('expired')
+        expect(acquirerPayment(id)?.status).toBe('canceled')
+        const hooks = await receiver.waitFor(1, {
+          where: (h) => h.json.data['id'] === id && h.json.type === 'invoice.late_payment',
+          timeoutMs: 10_000,
+        })
+        expect(hooks[0]?.json.data['late_payment']).toMatchObject({ action: 'voided' })
+      })
+
+      it('when the buyer presses Pay after the invoice expired, then it is 409 and no acquirer payment is made', async () => {
+        const id = await create('card', { lifetime: 1 })
+        await sleep(1100)
+        const before = driver.acquirer?.createdCount ?? 0
+        const res = await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
+        expect(res.status).toBe(409)
+        expect(((await res.json()) as { code: string }).code).toBe('invalid_transition')
+        expect(driver.acquirer?.createdCount).toBe(before)
+      })
+
+      it("when the sandbox's test controls are used on this provider's invoice, then it is 404 and the invoice stays pending", async () => {
+        const id = await create('card')
+        const res = await fetch(`${url}/pay/${id}/simulate`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ outcome: 'paid' }),
+        })
+        expect(res.status).toBe(404)
+        expect((await invoice(id)).status).toBe('pending')
+      })
+    } else {
+      it('when a payment is simulated twice, then the second is refused and the change applied once', async () => {
+        const id = await create('card')
+        await driver.pay(handle, id, 'pay', false)
+        await expect(driver.pay(handle, id, 'pay', false)).rejects.toThrow(/409/)
+        expect(await events(id)).toEqual(['invoice.paid'])
+      })
+
+      it('when the buyer presses Pay on a sandbox invoice, then there is no hosted checkout (404)', async () => {
+        const id = await create('card')
+        const res = await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
+        expect(res.status).toBe(404)
+      })
+    }
+  })
+}
+
+const isAcquirer = (name: string): boolean => name !== 'sandbox'

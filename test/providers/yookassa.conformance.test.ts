@@ -1,0 +1,4 @@
+import { describeProviderConformance } from './conformance.js'
+import { yookassaDriver } from './drivers.js'
+
+describeProviderConformance('yookassa', yookassaDriver)
