@@ -221,54 +221,52 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
     }
 
     // docs/providers.md#checkout: an invoice of the sandbox (or of a provider without a hosted checkout) is 404
-    {
-      r.post(
-        '/pay/:invoice_id/checkout',
-        {
-          onRequest: async (request) => assertSameOrigin(request, ownOrigin),
-          schema: {
-            operationId: 'startCheckout',
-            summary: "The buyer's Pay: on to the acquirer's hosted checkout",
-            description:
-              "What the payment page's Pay button posts, for an invoice of a service bound to an acquirer (Stripe, YooKassa). " +
-              "Answers 303 to the acquirer's hosted checkout, which sends the buyer back to the payment page. One acquirer payment per attempt: " +
-              'a double click, a reload or a second tab goes to the same checkout; after the acquirer ended one (declined, expired), a new one. ' +
-              'A form post for an invoice that is no longer pending lands back on the page (which shows why); other callers get the 409. ' +
-              'An invoice of the sandbox has no checkout (404). Cross-site requests are refused as for `simulate`.',
-            tags: ['public'],
-            security: [],
-            params: PayParams,
-            querystring: PayQuery,
-            response: {
-              303: {
-                description: "To the acquirer's hosted checkout (or, for a form post, back to the page)",
-                type: 'null',
-              },
-              ...problems(
-                'validation_failed',
-                'invoice_not_found',
-                'not_found',
-                'invalid_transition',
-                'provider_error',
-                'provider_unavailable',
-                'unsupported_media_type',
-              ),
+    r.post(
+      '/pay/:invoice_id/checkout',
+      {
+        onRequest: async (request) => assertSameOrigin(request, ownOrigin),
+        schema: {
+          operationId: 'startCheckout',
+          summary: "The buyer's Pay: on to the acquirer's hosted checkout",
+          description:
+            "What the payment page's Pay button posts, for an invoice of a service bound to an acquirer (Stripe, YooKassa). " +
+            "Answers 303 to the acquirer's hosted checkout, which sends the buyer back to the payment page. One acquirer payment per attempt: " +
+            'a double click, a reload or a second tab goes to the same checkout; after the acquirer ended one (declined, expired), a new one. ' +
+            'A form post for an invoice that is no longer pending lands back on the page (which shows why); other callers get the 409. ' +
+            'An invoice of the sandbox has no checkout (404). Cross-site requests are refused as for `simulate`.',
+          tags: ['public'],
+          security: [],
+          params: PayParams,
+          querystring: PayQuery,
+          response: {
+            303: {
+              description: "To the acquirer's hosted checkout (or, for a form post, back to the page)",
+              type: 'null',
             },
+            ...problems(
+              'validation_failed',
+              'invoice_not_found',
+              'not_found',
+              'invalid_transition',
+              'provider_error',
+              'provider_unavailable',
+              'unsupported_media_type',
+            ),
           },
         },
-        async (request, reply) => {
-          try {
-            const { redirectUrl } = await deps.payments.checkout(request.params.invoice_id)
-            return reply.code(303).header('location', redirectUrl).header('cache-control', 'no-store').send()
-          } catch (err) {
-            // a browser on a page that went final meanwhile lands on the page, which shows the real status
-            if (isFormPost(request) && err instanceof AppError && err.code === 'invalid_transition')
-              return backToPage(reply, request.params.invoice_id, request.query.lang)
-            throw err
-          }
-        },
-      )
-    }
+      },
+      async (request, reply) => {
+        try {
+          const { redirectUrl } = await deps.payments.checkout(request.params.invoice_id)
+          return reply.code(303).header('location', redirectUrl).header('cache-control', 'no-store').send()
+        } catch (err) {
+          // a browser on a page that went final meanwhile lands on the page, which shows the real status
+          if (isFormPost(request) && err instanceof AppError && err.code === 'invalid_transition')
+            return backToPage(reply, request.params.invoice_id, request.query.lang)
+          throw err
+        }
+      },
+    )
 
     // docs/payment-page.md: absent (404) when the sandbox provider is disabled.
     if (!deps.sandbox) return
