@@ -385,3 +385,88 @@ describe('loadConfig — the result is frozen', () => {
     expect(c.port).toBe(3000)
   })
 })
+
+describe('loadConfig — providers (docs/providers.md#configuration)', () => {
+  const STRIPE = { STRIPE_SECRET_KEY: 'sk_test_abc123', STRIPE_WEBHOOK_SECRET: 'whsec_def456' }
+
+  it('when no provider is configured, then every service is the sandbox`s and no credential is needed', () => {
+    const c = load({})
+    expect(c.providers).toMatchObject({
+      bindings: { card: 'sandbox', sbp: 'sandbox' },
+      holdServices: [],
+      stripe: undefined,
+      yookassa: undefined,
+      timeoutMs: 10_000,
+      reconcileAfter: 300,
+      reconcileMaxInterval: 3600,
+    })
+  })
+
+  it('when services are bound with their credentials, then each acquirer is configured with its defaults', () => {
+    const c = load({
+      SERVICE_PROVIDERS: 'card=stripe, sbp=yookassa',
+      HOLD_SERVICES: 'card',
+      ...STRIPE,
+      YOOKASSA_SHOP_ID: '123456',
+      YOOKASSA_SECRET_KEY: 'test_secret',
+      YOOKASSA_NOTIFICATION_SOURCES: '185.71.76.0/27, 2a02:5180::/32',
+    })
+    expect(c.providers).toMatchObject({
+      bindings: { card: 'stripe', sbp: 'yookassa' },
+      holdServices: ['card'],
+      stripe: { apiUrl: 'https://api.stripe.com', webhookTolerance: 300 },
+      yookassa: {
+        shopId: '123456',
+        apiUrl: 'https://api.yookassa.ru/v3',
+        notificationSources: ['185.71.76.0/27', '2a02:5180::/32'],
+      },
+    })
+  })
+
+  it('when a service is bound to an acquirer without its credentials, then the start stops naming each missing variable', () => {
+    const err = configError({ SERVICE_PROVIDERS: 'card=stripe,sbp=yookassa' })
+    expect(namedVariables(err)).toEqual([
+      'STRIPE_SECRET_KEY',
+      'STRIPE_WEBHOOK_SECRET',
+      'YOOKASSA_SECRET_KEY',
+      'YOOKASSA_SHOP_ID',
+    ])
+    expect(err.message).toContain('binds card to stripe')
+  })
+
+  it('when a credential is malformed, then it is named and its value is never quoted back', () => {
+    const err = configError({
+      SERVICE_PROVIDERS: 'card=stripe',
+      STRIPE_SECRET_KEY: 'pk_live_published_key_value',
+      STRIPE_WEBHOOK_SECRET: 'not-a-signing-secret-value',
+    })
+    expect(namedVariables(err)).toEqual(['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'])
+    expect(err.message).not.toContain('pk_live_published_key_value')
+    expect(err.message).not.toContain('not-a-signing-secret-value')
+  })
+
+  it('when SERVICE_PROVIDERS, HOLD_SERVICES or the sender ranges are wrong, then each is named', () => {
+    expect(namedVariables(configError({ SERVICE_PROVIDERS: 'card=paypal' }))).toEqual(['SERVICE_PROVIDERS'])
+    expect(namedVariables(configError({ SERVICE_PROVIDERS: 'wallet=stripe', ...STRIPE }))).toEqual([
+      'SERVICE_PROVIDERS',
+    ])
+    expect(namedVariables(configError({ SERVICE_PROVIDERS: 'card=stripe,card=stripe', ...STRIPE }))).toEqual([
+      'SERVICE_PROVIDERS',
+    ])
+    expect(namedVariables(configError({ HOLD_SERVICES: 'wallet' }))).toEqual(['HOLD_SERVICES'])
+    expect(
+      namedVariables(
+        configError({
+          SERVICE_PROVIDERS: 'sbp=yookassa',
+          YOOKASSA_SHOP_ID: '1',
+          YOOKASSA_SECRET_KEY: 's',
+          YOOKASSA_NOTIFICATION_SOURCES: '185.71.76.0/99',
+        }),
+      ),
+    ).toEqual(['YOOKASSA_NOTIFICATION_SOURCES'])
+    expect(namedVariables(configError({ PROVIDER_TIMEOUT: '0', RECONCILE_AFTER: 'soon' }))).toEqual([
+      'PROVIDER_TIMEOUT',
+      'RECONCILE_AFTER',
+    ])
+  })
+})

@@ -231,6 +231,24 @@ export function describeProviderConformance(
         expect(await webhooksOf(id, 2)).toEqual(['invoice.hold', 'invoice.failed'])
       })
 
+      it('when the acquirer refuses a capture (it released the hold, its word was lost), then 502 provider_error, nothing changes, and reconciliation fails the invoice', async () => {
+        const id = await create('held')
+        await driver.pay(handle, id, 'pay', true)
+        driver.acquirer?.dropNotifications(10)
+        await driver.acquirer?.lapseHold(acquirerPayment(id)?.id ?? '')
+        driver.acquirer?.dropNotifications(0)
+        const res = await act(id, 'capture')
+        const problem = (await res.json()) as { code: string; detail: string }
+        expect(res.status).toBe(502)
+        expect(problem.code).toBe('provider_error')
+        for (const secret of Object.entries(driver.env).filter(([k]) => /SECRET/.test(k)))
+          expect(problem.detail).not.toContain(secret[1])
+        expect((await invoice(id)).status).toBe('hold')
+        await reconcile()
+        expect((await invoice(id)).status).toBe('failed')
+        expect(await events(id)).toEqual(['invoice.hold', 'invoice.failed'])
+      })
+
       it('when the buyer is declined, then the invoice stays pending and a later payment pays it', async () => {
         const id = await create('card')
         await driver.pay(handle, id, 'decline', false)
