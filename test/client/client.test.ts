@@ -57,7 +57,7 @@ describe('@invoice-service/client against the running service', () => {
     expectTypeOf<'order_id_conflict'>().toExtend<ProblemCode>()
     expectTypeOf<InvoiceServiceError['code']>().toEqualTypeOf<ProblemCode | 'network_error' | 'unexpected_response'>()
     expectTypeOf<WebhookEvent['type']>().toEqualTypeOf<
-      'invoice.hold' | 'invoice.paid' | 'invoice.failed' | 'invoice.expired' | 'webhook.test'
+      'invoice.hold' | 'invoice.paid' | 'invoice.failed' | 'invoice.expired' | 'invoice.late_payment' | 'webhook.test'
     >()
     expectTypeOf(client.getInvoice).returns.resolves.toEqualTypeOf<Invoice>()
   })

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { InvoiceId } from '../../src/domain/ids.js'
+import { LatePaymentEventSchema } from '../../src/http/schemas/webhooks.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { freePort } from '../helpers/live-service.js'
 import { sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
@@ -274,6 +275,10 @@ export function describeProviderConformance(
           action: 'refunded',
           provider: driver.name,
         })
+        // exactly what the OpenAPI document says the event carries
+        expect(Object.keys(hooks[1]?.json.data ?? {}).sort()).toEqual(
+          Object.keys(LatePaymentEventSchema.properties.data.properties).sort(),
+        )
         expect(acquirerPayment(id)?.refunded).toBeGreaterThan(0)
       })
 

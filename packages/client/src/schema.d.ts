@@ -581,7 +581,7 @@ export interface components {
              * @description The event type
              * @enum {string}
              */
-            type: "invoice.hold" | "invoice.paid" | "invoice.failed" | "invoice.expired";
+            type: "invoice.hold" | "invoice.paid" | "invoice.failed" | "invoice.expired" | "invoice.late_payment";
             /** @description The invoice's callback_url */
             url: string;
             /**
@@ -682,6 +682,111 @@ export interface components {
             data: components["schemas"]["Invoice"];
         };
         /**
+         * @example {
+         *       "type": "invoice.late_payment",
+         *       "timestamp": "2026-11-22T04:10:02.000Z",
+         *       "data": {
+         *         "id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *         "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *         "order_id": "order-1001",
+         *         "amount": 100.5,
+         *         "currency": "RUB",
+         *         "status": "expired",
+         *         "service": "card",
+         *         "url": "https://pay.shop.example/pay/0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *         "qr_data": "https://pay.shop.example/pay/0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *         "credited": null,
+         *         "expired_at": "2026-11-22T04:07:20.123Z",
+         *         "paid_at": null,
+         *         "created_at": "2026-11-22T03:07:20.123Z",
+         *         "late_payment": {
+         *           "amount": 100.5,
+         *           "currency": "RUB",
+         *           "provider": "yookassa",
+         *           "payment_id": "2f1c…",
+         *           "action": "refunded"
+         *         }
+         *       }
+         *     }
+         */
+        LatePaymentEvent: {
+            /** @enum {string} */
+            type: "invoice.late_payment";
+            /**
+             * Format: date-time
+             * @description When the money was given back
+             */
+            timestamp: string;
+            /** @description The invoice as getInfo returns it (its status unchanged), and what arrived and what was done */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The invoice id
+                 */
+                id: string;
+                /**
+                 * Format: uuid
+                 * @description Your merchant id
+                 */
+                merchant_id: string;
+                /**
+                 * @description The merchant's own order identifier, as sent at creation
+                 * @example order-1001
+                 */
+                order_id: string;
+                /**
+                 * @description Amount in major units
+                 * @example 100.5
+                 */
+                amount: number;
+                /** @example RUB */
+                currency: string;
+                /** @enum {string} */
+                status: "pending" | "hold" | "paid" | "failed" | "expired";
+                /** @example card */
+                service: string;
+                /**
+                 * Format: uri
+                 * @description Payment page link
+                 */
+                url: string;
+                /** @description What the QR code encodes */
+                qr_data: string;
+                credited: number | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T03:07:20.123Z
+                 */
+                expired_at: string;
+                paid_at: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T03:07:20.123Z
+                 */
+                created_at: string;
+                late_payment: {
+                    /**
+                     * @description What arrived, in major units
+                     * @example 100.5
+                     */
+                    amount: number;
+                    /** @example RUB */
+                    currency: string;
+                    /**
+                     * @description The acquirer
+                     * @example stripe
+                     */
+                    provider: string;
+                    payment_id: string | null;
+                    /**
+                     * @description voided: the hold was released; refunded: the capture was refunded in full
+                     * @enum {string}
+                     */
+                    action: "voided" | "refunded";
+                };
+            };
+        };
+        /**
          * @description Sent only by POST /api/v1/webhooks/test
          * @example {
          *       "type": "webhook.test",
@@ -704,8 +809,8 @@ export interface components {
                 merchant_id: string;
             };
         };
-        /** @description The JSON body of a webhook request; tell the two kinds apart by `type` */
-        WebhookEvent: components["schemas"]["InvoiceEvent"] | components["schemas"]["TestEvent"];
+        /** @description The JSON body of a webhook request; tell the kinds apart by `type` */
+        WebhookEvent: components["schemas"]["InvoiceEvent"] | components["schemas"]["LatePaymentEvent"] | components["schemas"]["TestEvent"];
     };
     responses: never;
     parameters: never;
@@ -2234,6 +2339,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description Always true: the acquirer may stop resending it */
                         received: boolean;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import { InvoiceEventSchema, TestEventSchema, WebhookEventSchema } from '../schemas/webhooks.js'
+import { InvoiceEventSchema, LatePaymentEventSchema, TestEventSchema, WebhookEventSchema } from '../schemas/webhooks.js'
 
 /**
  * OpenAPI 3.1 generated from the route schemas (docs cannot drift from the code), served at /openapi.json,
@@ -9,7 +9,8 @@ import { InvoiceEventSchema, TestEventSchema, WebhookEventSchema } from '../sche
  */
 export async function registerDocs(app: FastifyInstance, publicUrl: string): Promise<void> {
   // documentation only: the webhook bodies, for the `webhooks` section below and the generated client types
-  for (const schema of [InvoiceEventSchema, TestEventSchema, WebhookEventSchema]) app.addSchema(schema)
+  for (const schema of [InvoiceEventSchema, LatePaymentEventSchema, TestEventSchema, WebhookEventSchema])
+    app.addSchema(schema)
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -75,6 +76,10 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
                   schema: { $ref: '#/components/schemas/WebhookEvent' },
                   examples: {
                     'invoice.paid': { summary: 'An invoice was paid', value: InvoiceEventSchema.examples[0] },
+                    'invoice.late_payment': {
+                      summary: 'Money arrived after the invoice expired and was refunded',
+                      value: LatePaymentEventSchema.examples[0],
+                    },
                     'webhook.test': { summary: 'A test event', value: TestEventSchema.examples[0] },
                   },
                 },

@@ -12,7 +12,7 @@ const NotificationParams = Type.Object({
 
 const Received = Type.Object(
   { received: Type.Boolean({ description: 'Always true: the acquirer may stop resending it' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ received: true }] },
 )
 
 /**

@@ -3,7 +3,8 @@ import { DELIVERY_STATUSES } from '../../domain/delivery.js'
 import { InvoiceSchema, Nullable, Timestamp } from './common.js'
 import { DELIVERY_EXAMPLE, EXAMPLE_IDS, INVOICE_EXAMPLE } from './examples.js'
 
-const WEBHOOK_EVENT_TYPES = ['invoice.hold', 'invoice.paid', 'invoice.failed', 'invoice.expired'] as const
+const STATUS_EVENT_TYPES = ['invoice.hold', 'invoice.paid', 'invoice.failed', 'invoice.expired'] as const
+const WEBHOOK_EVENT_TYPES = [...STATUS_EVENT_TYPES, 'invoice.late_payment'] as const
 
 export const DeliveryAttemptSchema = Type.Object(
   {
@@ -100,7 +101,7 @@ export const TestWebhookResponse = Type.Object(
  */
 export const InvoiceEventSchema = Type.Object(
   {
-    type: Type.String({ enum: [...WEBHOOK_EVENT_TYPES], description: 'What happened to the invoice' }),
+    type: Type.String({ enum: [...STATUS_EVENT_TYPES], description: 'What happened to the invoice' }),
     timestamp: Type.String({ format: 'date-time', description: 'When the event happened' }),
     data: Type.Ref(InvoiceSchema, { description: 'The invoice as getInfo returned it at the moment of the event' }),
   },
@@ -127,7 +128,63 @@ export const TestEventSchema = Type.Object(
   },
 )
 
-export const WebhookEventSchema = Type.Union([Type.Ref(InvoiceEventSchema), Type.Ref(TestEventSchema)], {
-  $id: 'WebhookEvent',
-  description: 'The JSON body of a webhook request; tell the two kinds apart by `type`',
-})
+/** docs/providers.md#late-payments: money that arrived for an invoice that could no longer take it, given back. */
+export const LatePaymentEventSchema = Type.Object(
+  {
+    type: Type.Literal('invoice.late_payment'),
+    timestamp: Type.String({ format: 'date-time', description: 'When the money was given back' }),
+    data: Type.Object(
+      {
+        ...InvoiceSchema.properties,
+        late_payment: Type.Object(
+          {
+            amount: Type.Number({ description: 'What arrived, in major units', examples: [100.5] }),
+            currency: Type.String({ examples: ['RUB'] }),
+            provider: Type.String({ description: 'The acquirer', examples: ['stripe'] }),
+            payment_id: Nullable(Type.String({ description: "The acquirer's payment id", examples: ['pi_3Q…'] })),
+            action: Type.String({
+              enum: ['voided', 'refunded'],
+              description: 'voided: the hold was released; refunded: the capture was refunded in full',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      {
+        additionalProperties: false,
+        description: 'The invoice as getInfo returns it (its status unchanged), and what arrived and what was done',
+      },
+    ),
+  },
+  {
+    $id: 'LatePaymentEvent',
+    additionalProperties: false,
+    examples: [
+      {
+        type: 'invoice.late_payment',
+        timestamp: '2026-11-22T04:10:02.000Z',
+        data: {
+          ...INVOICE_EXAMPLE,
+          status: 'expired',
+          paid_at: null,
+          credited: null,
+          late_payment: {
+            amount: 100.5,
+            currency: 'RUB',
+            provider: 'yookassa',
+            payment_id: '2f1c…',
+            action: 'refunded',
+          },
+        },
+      },
+    ],
+  },
+)
+
+export const WebhookEventSchema = Type.Union(
+  [Type.Ref(InvoiceEventSchema), Type.Ref(LatePaymentEventSchema), Type.Ref(TestEventSchema)],
+  {
+    $id: 'WebhookEvent',
+    description: 'The JSON body of a webhook request; tell the kinds apart by `type`',
+  },
+)
