@@ -3,6 +3,7 @@
  * service's acquirer cannot take is refused at create, locally, naming the field; notifications and reconciliation
  * show on /metrics; a notification for a provider not configured here has no route.
  */
+import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, expectProblem, expectStatus } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
@@ -76,6 +77,40 @@ describe('acquirers over the API', () => {
     expect(text).toMatch(/provider_notifications_total\{provider="yookassa",result="refused"\} 1/)
     expect(text).toMatch(/^reconcile_lag_seconds 0$/m)
     expect(text).toMatch(/^reconcile_due 0$/m)
+  })
+
+  it('when a verified notification is about a payment that is not ours, then it is acknowledged (200), changes nothing and counts as unknown', async () => {
+    const body = JSON.stringify({
+      id: 'evt_elsewhere',
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      created: 1_795_000_000,
+      livemode: false,
+      data: {
+        object: {
+          id: 'pi_someone_elses',
+          object: 'payment_intent',
+          status: 'succeeded',
+          amount: 1000,
+          amount_received: 1000,
+          currency: 'usd',
+          metadata: {},
+        },
+      },
+    })
+    const t0 = Math.floor(Date.now() / 1000)
+    const v1 = createHmac('sha256', stripe.webhookSecret).update(`${t0}.${body}`).digest('hex')
+    const res = await api(t).raw({
+      method: 'POST',
+      url: '/providers/stripe/notifications',
+      headers: { 'content-type': 'application/json', 'stripe-signature': `t=${t0},v1=${v1}` },
+      payload: body,
+    })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ received: true })
+    expect((await api(t).metrics()).text).toMatch(
+      /provider_notifications_total\{provider="stripe",result="unknown"\} 1/,
+    )
   })
 
   it('when a notification names a provider not configured here (or the sandbox), then it is 404', async () => {
