@@ -3,7 +3,7 @@ import { AppError, withArticle } from '../domain/errors.js'
 import type { Invoice } from '../domain/invoice.js'
 import { readStatus } from '../domain/invoice.js'
 import { attemptKey, type PaymentAttempt } from '../domain/payment-attempt.js'
-import type { PaymentProvider } from '../ports/payment-provider.js'
+import type { CheckoutStarted, PaymentProvider } from '../ports/payment-provider.js'
 import type { AppDeps } from './deps.js'
 import { requireInvoiceId } from './require-id.js'
 
@@ -101,7 +101,7 @@ async function ask(
   attempt: PaymentAttempt,
 ): Promise<{ readonly redirectUrl: string }> {
   const now = deps.clock.now()
-  let started
+  let started: CheckoutStarted
   try {
     started = await provider.startCheckout({
       reference: { invoiceId: invoice.id, attempt: attempt.attempt },
@@ -126,7 +126,23 @@ async function ask(
     throw err
   }
   const after = deps.clock.now()
-  const recorded = await deps.store.transaction(async (tx) => {
+  // a notification about this very payment may commit between our read and our write (PostgreSQL): read again
+  let recorded = false
+  for (let round = 0; round < 3 && !recorded; round += 1)
+    recorded = await record(deps, invoice, attempt, started, after)
+  if (!recorded) throw new Error('the checkout attempt kept changing while it was recorded')
+  return { redirectUrl: started.redirectUrl }
+}
+
+/** Writes what the acquirer made onto the attempt; false when another writer moved it between read and write. */
+async function record(
+  deps: CheckoutDeps,
+  invoice: Invoice,
+  attempt: PaymentAttempt,
+  started: CheckoutStarted,
+  after: Date,
+): Promise<boolean> {
+  return deps.store.transaction(async (tx) => {
     const stored = (await tx.attempts.find(invoice.id, attempt.attempt)) ?? attempt
     return tx.attempts.update(
       {
@@ -142,6 +158,4 @@ async function ask(
       stored.version,
     )
   })
-  if (!recorded) throw new Error('the checkout attempt changed while it was recorded')
-  return { redirectUrl: started.redirectUrl }
 }

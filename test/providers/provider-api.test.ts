@@ -113,6 +113,26 @@ describe('acquirers over the API', () => {
     )
   })
 
+  it('when a notification is larger than the API`s 16 KiB body limit (a Stripe event carries whole objects), then it is still read', async () => {
+    const body = JSON.stringify({
+      id: 'evt_large',
+      object: 'event',
+      type: 'customer.updated',
+      created: 1_795_000_000,
+      livemode: false,
+      data: { object: { id: 'cus_1', object: 'customer', description: 'x'.repeat(40_000) } },
+    })
+    const t0 = Math.floor(Date.now() / 1000)
+    const v1 = createHmac('sha256', stripe.webhookSecret).update(`${t0}.${body}`).digest('hex')
+    const res = await api(t).raw({
+      method: 'POST',
+      url: '/providers/stripe/notifications',
+      headers: { 'content-type': 'application/json', 'stripe-signature': `t=${t0},v1=${v1}` },
+      payload: body,
+    })
+    expect(res.status, res.text).toBe(200)
+  })
+
   it('when a notification names a provider not configured here (or the sandbox), then it is 404', async () => {
     for (const provider of ['sandbox', 'paypal', 'evm']) {
       const res = await api(t).raw({

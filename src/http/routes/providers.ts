@@ -6,6 +6,9 @@ import { NotificationRejected } from '../../ports/payment-provider.js'
 import type { HttpDeps } from '../deps.js'
 import { problems } from '../schemas/common.js'
 
+/** The largest notification body taken: far above what Stripe or YooKassa send. */
+const NOTIFICATION_BODY_LIMIT = 1024 * 1024
+
 const NotificationParams = Type.Object({
   provider: Type.String({ description: 'The acquirer: stripe or yookassa', examples: ['stripe'] }),
 })
@@ -28,6 +31,9 @@ export async function providerRoutes(app: FastifyInstance, deps: HttpDeps): Prom
     r.post(
       '/providers/:provider/notifications',
       {
+        // an acquirer's event is larger than any request of ours (a Stripe event carries whole objects, often
+        // several KiB): one refused as too large would be resent for days and never read
+        bodyLimit: NOTIFICATION_BODY_LIMIT,
         schema: {
           operationId: 'receiveProviderNotification',
           summary: "An acquirer's notification of a payment's change",
