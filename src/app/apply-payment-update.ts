@@ -89,6 +89,11 @@ async function applyOnce(
         updatedAt: now,
       }
       if (!(await tx.attempts.update(next, attempt.version))) continue
+      // late money for an invoice past expired_at that the sweeper has not expired yet: expire it first, so the
+      // merchant hears invoice.expired before invoice.late_payment
+      if (decision.late !== undefined && invoice.status === 'pending') {
+        await transitionIn(tx, deps, () => tx.invoices.findById(invoice.id), 'expired', now)
+      }
       if (decision.invoiceTo !== undefined) {
         await transitionIn(tx, deps, () => tx.invoices.findById(invoice.id), decision.invoiceTo, now)
       }

@@ -2,6 +2,7 @@ import type { Invoice } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { AppDeps } from './deps.js'
 import type { TransitionDeps } from './apply-transition.js'
+import { endCheckouts } from './end-checkouts.js'
 import { settleHold } from './settle-hold.js'
 import { requireInvoiceId } from './require-id.js'
 
@@ -14,5 +15,7 @@ export async function cancelInvoice(
   merchant: Merchant,
   id: string,
 ): Promise<Invoice> {
-  return settleHold(deps, merchant, requireInvoiceId(id), 'failed', ['pending', 'hold'])
+  const invoice = await settleHold(deps, merchant, requireInvoiceId(id), 'failed', ['pending', 'hold'])
+  await endCheckouts(deps, [invoice])
+  return invoice
 }

@@ -2,6 +2,8 @@ import { AppError } from '../domain/errors.js'
 import type { TransitionDeps } from './apply-transition.js'
 import { transitionById, transitionIn } from './apply-transition.js'
 import type { AppDeps } from './deps.js'
+import { endCheckouts } from './end-checkouts.js'
+import type { Invoice } from '../domain/invoice.js'
 import { holdAtProvider, recordSettled, settleAtProvider, type HoldAtProvider } from './held-payment.js'
 
 /**
@@ -9,18 +11,22 @@ import { holdAtProvider, recordSettled, settleAtProvider, type HoldAtProvider } 
  * hold lifetime → failed. Each invoice is moved by a compare-and-set with its event in one transaction, so a
  * sweep that runs twice (a restart, a second instance) moves an invoice once. Returns how many it moved.
  */
-export async function expireDueInvoices(deps: TransitionDeps, batch = 200): Promise<number> {
+export async function expireDueInvoices(
+  deps: TransitionDeps & Pick<AppDeps, 'providers'>,
+  batch = 200,
+): Promise<number> {
   const now = deps.clock.now()
-  const moved = await deps.store.transaction(async (tx) => {
-    let moved = 0
+  const expired = await deps.store.transaction(async (tx) => {
+    const expired: Invoice[] = []
     for (const inv of await tx.invoices.listExpiredPending(now, batch)) {
       if (await moveQuietly(() => transitionIn(tx, deps, () => tx.invoices.findById(inv.id), 'expired', now)))
-        moved += 1
+        expired.push(inv)
     }
-    return moved
+    return expired
   })
-  if (moved > 0) deps.eventSignal.notify()
-  return moved
+  if (expired.length > 0) deps.eventSignal.notify()
+  await endCheckouts(deps, expired)
+  return expired.length
 }
 
 /**

@@ -191,6 +191,12 @@ export interface PaymentProvider {
   verifyNotification(notification: IncomingNotification): Promise<NotificationOutcome>
   /** Where the payment stands now; `reference` from its metadata. */
   fetchPayment(ref: PaymentRef, reference: AttemptReference): Promise<PaymentUpdate>
+  /**
+   * Ends an open checkout early, where the acquirer allows it (the invoice expired or was cancelled): the buyer can
+   * no longer pay there. A checkout already paid or ended is left as it is. Money that still arrives is a late
+   * payment (docs/providers.md#late-payments).
+   */
+  endCheckout(ref: PaymentRef): Promise<void>
   /** Captures the held funds (hold → paid). */
   captureHold(payment: HeldPayment): Promise<void>
   /** Releases the held funds (hold → failed, or a late hold voided). */

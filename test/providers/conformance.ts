@@ -263,9 +263,8 @@ export function describeProviderConformance(
         const id = await create('card', { lifetime: 2 })
         await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
         const [attempt] = await t.rt.store.attempts.listByInvoice(id as InvoiceId)
+        // the buyer pays in the moment between expired_at and the sweep that would end the checkout
         await sleep(2100)
-        await t.sweep()
-        expect((await invoice(id)).status).toBe('expired')
         await driver.acquirer?.buyer(attempt?.checkoutId ?? '', 'pay')
         expect((await invoice(id)).status).toBe('expired')
         const hooks = await receiver.waitFor(2, { where: (h) => h.json.data['id'] === id, timeoutMs: 10_000 })
@@ -280,6 +279,27 @@ export function describeProviderConformance(
           Object.keys(LatePaymentEventSchema.properties.data.properties).sort(),
         )
         expect(acquirerPayment(id)?.refunded).toBeGreaterThan(0)
+      })
+
+      it('when an invoice expires or is cancelled with a checkout open, then the checkout is ended where the acquirer allows it, and money still paid there is given back', async () => {
+        for (const end of ['expiry', 'cancel'] as const) {
+          const id = await create('card', { lifetime: end === 'expiry' ? 1 : 3600 })
+          await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
+          const [attempt] = await t.rt.store.attempts.listByInvoice(id as InvoiceId)
+          if (end === 'expiry') {
+            await sleep(1100)
+            await t.sweep()
+          } else expect((await act(id, 'cancel')).status).toBe(200)
+          const paying = driver.acquirer?.buyer(attempt?.checkoutId ?? '', 'pay')
+          if (driver.endsCheckout) {
+            await expect(paying).rejects.toThrow()
+            expect(acquirerPayment(id)).toBeUndefined()
+          } else {
+            await paying
+            expect(acquirerPayment(id)?.refunded).toBeGreaterThan(0)
+          }
+          expect((await invoice(id)).status).toBe(end === 'expiry' ? 'expired' : 'failed')
+        }
       })
 
       it('when a hold arrives after the invoice expired, then it is voided', async () => {

@@ -19,6 +19,8 @@ export interface ProviderDriver {
   readonly currency: string
   /** The service's environment for this provider: services `card` (captured) and `held` (authorised only). */
   readonly env: Readonly<Record<string, string>>
+  /** The acquirer lets us end an open checkout early (Stripe: a session can be expired; YooKassa: it cannot). */
+  readonly endsCheckout: boolean
   /** The acquirer's fake server; undefined for the sandbox (its buyer is the page's test controls). */
   readonly acquirer: FakeAcquirer | undefined
   /**
@@ -46,6 +48,7 @@ export function sandboxDriver(): ProviderDriver {
     name: 'sandbox',
     currency: 'USD',
     env: { ...SERVICES },
+    endsCheckout: false,
     acquirer: undefined,
     async pay(service, invoiceId, action, hold) {
       const outcome = action === 'decline' ? 'failed' : hold ? 'hold' : 'paid'
@@ -73,6 +76,7 @@ export async function stripeDriver(): Promise<ProviderDriver> {
       STRIPE_API_URL: fake.apiUrl,
     },
     acquirer: fake,
+    endsCheckout: true,
     async pay(service, invoiceId, action) {
       await fake.buyer(await pressPay(service, invoiceId), action)
     },
@@ -116,6 +120,7 @@ export async function yookassaDriver(): Promise<ProviderDriver> {
       YOOKASSA_NOTIFICATION_SOURCES: '127.0.0.1/32',
     },
     acquirer: fake,
+    endsCheckout: false,
     async pay(service, invoiceId, action) {
       await fake.buyer(await pressPay(service, invoiceId), action)
     },

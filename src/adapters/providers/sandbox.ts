@@ -15,6 +15,7 @@ export const sandboxProvider: PaymentProvider = {
   startCheckout: () => Promise.reject(new AppError('not_found', 'the sandbox has no hosted checkout')),
   verifyNotification: () => Promise.reject(new NotificationRejected(401, 'the sandbox sends no notifications')),
   fetchPayment: () => Promise.reject(new AppError('provider_error', 'the sandbox keeps no payments to fetch')),
+  endCheckout: async () => undefined,
   captureHold: async () => undefined,
   releaseHold: async () => undefined,
   refund: async (request) => ({ refundId: `sandbox_${request.idempotencyKey}`, state: 'succeeded' }),

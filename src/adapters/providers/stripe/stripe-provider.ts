@@ -158,6 +158,16 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
       )
     },
 
+    async endCheckout(ref: PaymentRef): Promise<void> {
+      // https://docs.stripe.com/api/checkout/sessions/expire: only an open session can be expired
+      if (ref.checkoutId === null) return
+      const session = await call('reading the checkout session', () =>
+        stripe.checkout.sessions.retrieve(ref.checkoutId as string),
+      )
+      if (session.status !== 'open') return
+      await call('expiring the checkout session', () => stripe.checkout.sessions.expire(session.id))
+    },
+
     async releaseHold(payment: HeldPayment): Promise<void> {
       const id = await paymentIdOf(payment)
       await call('cancelling the payment', () =>

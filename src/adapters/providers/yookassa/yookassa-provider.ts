@@ -144,6 +144,10 @@ export function createYooKassaProvider(settings: YooKassaSettings): PaymentProvi
       return toUpdate(readPayment(await api.get(paymentPath(ref))), reference)
     },
 
+    // A pending payment cannot be cancelled by the shop (https://yookassa.ru/developers/api#cancel_payment: only one
+    // waiting_for_capture); YooKassa cancels an unpaid one itself. What still arrives is a late payment.
+    endCheckout: async () => undefined,
+
     async captureHold(payment) {
       const json = await api.post(
         paymentPath(payment, '/capture'),
