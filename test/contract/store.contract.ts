@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Store } from '../../src/ports/store.js'
 import { StoreUnavailableError } from '../../src/ports/store.js'
 import { describeAccountContract } from './account.contract.js'
+import { describeAttemptContract } from './attempt.contract.js'
 import { describeDeliveryContract } from './delivery.contract.js'
 import { at, eventFixture, invoiceFixture, merchantFixture, MINUTE, type ContractContext } from './fixtures.js'
 import { describeInvoiceListContract } from './invoice-list.contract.js'
@@ -141,5 +142,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeInvoiceListContract(ctx)
     describeAccountContract(ctx)
     describeDeliveryContract(ctx)
+    describeAttemptContract(ctx)
   })
 }
