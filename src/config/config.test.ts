@@ -469,4 +469,42 @@ describe('loadConfig — providers (docs/providers.md#configuration)', () => {
       'RECONCILE_AFTER',
     ])
   })
+
+  it('when one Stripe credential is missing and the other malformed, then both are named at once and no value is quoted', () => {
+    const err = configError({ SERVICE_PROVIDERS: 'card=stripe', STRIPE_SECRET_KEY: 'pk_test_Publishable4242' })
+    expect(namedVariables(err)).toEqual(['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'])
+    expect(err.message).not.toContain('Publishable4242')
+    const other = configError({ SERVICE_PROVIDERS: 'card=stripe', STRIPE_WEBHOOK_SECRET: 'whsec-Mistyped/Secret' })
+    expect(namedVariables(other)).toEqual(['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'])
+    expect(other.message).not.toContain('Mistyped')
+  })
+
+  it('when the YooKassa secret key is missing and the shop id malformed, then both are named at once', () => {
+    const err = configError({ SERVICES: 'card,sbp:RUB', SERVICE_PROVIDERS: 'sbp=yookassa', YOOKASSA_SHOP_ID: 'shop' })
+    expect(namedVariables(err)).toEqual(['YOOKASSA_SECRET_KEY', 'YOOKASSA_SHOP_ID'])
+    const bad = configError({
+      SERVICES: 'card,sbp:RUB',
+      SERVICE_PROVIDERS: 'sbp=yookassa',
+      YOOKASSA_SHOP_ID: 'shop',
+      YOOKASSA_SECRET_KEY: 'live_TheYooKassaSecret',
+    })
+    expect(namedVariables(bad)).toEqual(['YOOKASSA_SHOP_ID'])
+    expect(bad.message).not.toContain('TheYooKassaSecret')
+  })
+
+  it("when an acquirer's API URL is not a URL (a key pasted into the wrong variable), then it is named but not quoted", () => {
+    const err = configError({
+      SERVICE_PROVIDERS: 'card=stripe',
+      ...STRIPE,
+      STRIPE_API_URL: 'sk_live_PastedIntoTheWrongVariable',
+    })
+    expect(namedVariables(err)).toEqual(['STRIPE_API_URL'])
+    expect(err.message).not.toContain('PastedIntoTheWrongVariable')
+  })
+
+  it('when no service is bound to an acquirer, then its credentials are neither required nor checked', () => {
+    const c = load({ STRIPE_SECRET_KEY: 'not a key', YOOKASSA_SHOP_ID: 'shop' })
+    expect(c.providers.stripe).toBeUndefined()
+    expect(c.providers.yookassa).toBeUndefined()
+  })
 })

@@ -53,7 +53,8 @@ function httpUrl(name: string, text: string | undefined, def: string, bad: Repor
   } catch {
     // reported below
   }
-  bad(name, `must be an http(s) URL, got "${value}"`)
+  // not quoted back: beside the credentials, a value here may be one pasted into the wrong variable
+  bad(name, 'must be an http(s) URL')
   return def
 }
 
@@ -80,26 +81,30 @@ export function readProviders(env: EnvReader, services: readonly ServiceConfig[]
     if (!services.some((svc) => svc.name === s)) bad('HOLD_SERVICES', `"${s}" is not a service in SERVICES`)
 
   const used = (p: ProviderName): string[] => Object.keys(bindings).filter((s) => bindings[s] === p)
+  /**
+   * Whether a service is bound to `p`; each of `names` missing is reported. The ones given are still checked by
+   * the caller (a missing one throws in the end anyway): the start names every bad variable at once.
+   */
   const required = (p: ProviderName, names: readonly string[]): boolean => {
     const users = used(p)
     if (users.length === 0) return false
     for (const n of names)
       if (env.raw(n) === undefined) bad(n, `is required: SERVICE_PROVIDERS binds ${users.join(', ')} to ${p}`)
-    return names.every((n) => env.raw(n) !== undefined)
+    return true
   }
 
   let stripe: StripeConfig | undefined
   if (required('stripe', ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'])) {
-    const secretKey = env.raw('STRIPE_SECRET_KEY') ?? ''
-    const webhookSecret = env.raw('STRIPE_WEBHOOK_SECRET') ?? ''
+    const secretKey = env.raw('STRIPE_SECRET_KEY')
+    const webhookSecret = env.raw('STRIPE_WEBHOOK_SECRET')
     // the values are never quoted back: they are secrets
-    if (!/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(secretKey))
+    if (secretKey !== undefined && !/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/.test(secretKey))
       bad('STRIPE_SECRET_KEY', 'must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_…)')
-    if (!/^whsec_[A-Za-z0-9_+/=]+$/.test(webhookSecret))
+    if (webhookSecret !== undefined && !/^whsec_[A-Za-z0-9_+/=]+$/.test(webhookSecret))
       bad('STRIPE_WEBHOOK_SECRET', "must be the endpoint's signing secret (whsec_…)")
     stripe = {
-      secretKey,
-      webhookSecret,
+      secretKey: secretKey ?? '',
+      webhookSecret: webhookSecret ?? '',
       apiUrl: httpUrl('STRIPE_API_URL', env.raw('STRIPE_API_URL'), 'https://api.stripe.com', bad),
       webhookTolerance: env.int('STRIPE_WEBHOOK_TOLERANCE', 300, 1, 3600),
     }
@@ -107,8 +112,8 @@ export function readProviders(env: EnvReader, services: readonly ServiceConfig[]
 
   let yookassa: YooKassaConfig | undefined
   if (required('yookassa', ['YOOKASSA_SHOP_ID', 'YOOKASSA_SECRET_KEY'])) {
-    const shopId = env.raw('YOOKASSA_SHOP_ID') ?? ''
-    if (!/^[0-9]{1,20}$/.test(shopId)) bad('YOOKASSA_SHOP_ID', 'must be the shop id (digits)')
+    const shopId = env.raw('YOOKASSA_SHOP_ID')
+    if (shopId !== undefined && !/^[0-9]{1,20}$/.test(shopId)) bad('YOOKASSA_SHOP_ID', 'must be the shop id (digits)')
     const sourcesText = env.raw('YOOKASSA_NOTIFICATION_SOURCES')
     const sources = sourcesText === undefined ? undefined : entries(sourcesText)
     const wrong = sources?.find((s) => !isAddressRange(s))
@@ -118,7 +123,7 @@ export function readProviders(env: EnvReader, services: readonly ServiceConfig[]
         `must be addresses or CIDR ranges, e.g. 185.71.76.0/27; not "${wrong ?? ''}"`,
       )
     yookassa = {
-      shopId,
+      shopId: shopId ?? '',
       secretKey: env.raw('YOOKASSA_SECRET_KEY') ?? '',
       apiUrl: httpUrl('YOOKASSA_API_URL', env.raw('YOOKASSA_API_URL'), 'https://api.yookassa.ru/v3', bad),
       notificationSources: sources,
