@@ -22,10 +22,13 @@ export async function serve(config: Config): Promise<void> {
         'webhook claims left by a previous process released; those attempts are sent again',
       )
   }
-  if (config.isProduction && config.sandbox) {
-    // the default, so that a first start works end to end; in production it is worth a word
+  const onSandbox = Object.keys(config.providers.bindings).filter((s) => config.providers.bindings[s] === 'sandbox')
+  if (config.isProduction && config.sandbox && onSandbox.length > 0) {
+    // the default, so that a first start works end to end; in production it is worth a word. The test controls act
+    // only on the invoices of services bound to the sandbox (docs/providers.md#the-sandbox): none, no warning.
     rt.logger.warn(
-      "SANDBOX is on: each payment page has test controls, and anyone holding an invoice's payment link can mark it paid; set SANDBOX=false unless this is a test installation",
+      { services: onSandbox },
+      "SANDBOX is on: the payment pages of these services' invoices have test controls, and anyone holding such an invoice's payment link can mark it paid; set SANDBOX=false unless this is a test installation",
     )
   }
   await app.listen({ port: config.port, host: config.host })

@@ -184,6 +184,11 @@ describe('acquirer credentials at LOG_LEVEL=trace', () => {
     expect(lines.some((l) => l.includes('"msg":"provider notification refused"'))).toBe(true)
     expect(lines.some((l) => l.includes('"code":"provider_unavailable"'))).toBe(true)
     expect(lines.some((l) => l.includes('"code":"provider_error"'))).toBe(true)
+    // an acquirer's refusal or outage is expected: a warning (40) with its message, not an error with a stack
+    for (const line of lines.filter((l) => /"code":"provider_(error|unavailable)"/.test(l))) {
+      expect(line).toContain('"level":40')
+      expect(line).not.toContain('"stack"')
+    }
     expect(lines.some((l) => l.includes('/providers/stripe/notifications'))).toBe(true)
     expect(lines.some((l) => l.includes('/providers/yookassa/notifications'))).toBe(true)
     const forbidden: Record<string, string> = {

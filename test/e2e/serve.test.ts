@@ -82,8 +82,18 @@ describe('invoice-service serve (the npm start path)', () => {
   it.each([
     ['on (the default)', {}, true],
     ['off', { SANDBOX: 'false' }, false],
+    [
+      'on, with every service bound to an acquirer',
+      {
+        SERVICE_PROVIDERS: 'card=stripe,sbp=stripe',
+        STRIPE_SECRET_KEY: 'sk_test_unused',
+        STRIPE_WEBHOOK_SECRET: 'whsec_unused',
+        STRIPE_API_URL: 'http://127.0.0.1:9',
+      },
+      false,
+    ],
   ])(
-    'when started in production with the sandbox %s, then the log warns about its test controls only when it is on',
+    'when started in production with the sandbox %s, then the log warns about its test controls only when it is on for some service',
     async (_name, extra, warned) => {
       const port = await freePort()
       const child = spawn(process.execPath, [join(ROOT, 'bin', 'invoice-service.js'), 'serve'], {

@@ -208,6 +208,7 @@ export function describeProviderConformance(
         const down = await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
         expect(down.status).toBe(503)
         expect(((await down.json()) as { code: string }).code).toBe('provider_unavailable')
+        expect(down.headers.get('retry-after')).toBe('5')
         driver.acquirer?.setDown('hang')
         const hung = await fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })
         expect(hung.status).toBe(503)

@@ -24,7 +24,11 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 export function registerProblemJson(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
     const problem = toProblem(err, request)
-    if (problem.status >= 500) {
+    if (problem.code === 'provider_error' || problem.code === 'provider_unavailable') {
+      // an acquirer's refusal or outage (docs/providers.md#errors) is expected: a warning with its message, no stack
+      request.log.warn({ code: problem.code, detail: problem.detail }, 'acquirer did not do it; nothing changed')
+      if (problem.code === 'provider_unavailable') reply.header('retry-after', '5')
+    } else if (problem.status >= 500) {
       request.log.error({ err }, problem.code === 'unavailable' ? 'storage unavailable' : 'unhandled error')
       if (problem.code === 'unavailable') reply.header('retry-after', '1')
     }
