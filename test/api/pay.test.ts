@@ -379,4 +379,40 @@ describe('hosted payment page (docs/payment-page.md)', () => {
       expect((await status(id)).status).toBe('pending')
     })
   })
+
+  describe('with a card acquirer (docs/providers.md#checkout)', () => {
+    // nothing here reaches the acquirer: the page is rendered from our own store
+    const stripe = {
+      SERVICE_PROVIDERS: 'card=stripe',
+      STRIPE_SECRET_KEY: 'sk_test_page',
+      STRIPE_WEBHOOK_SECRET: 'whsec_page',
+    }
+    const formAction = (csp: unknown) =>
+      String(csp)
+        .split(';')
+        .map((d) => d.trim())
+        .filter((d) => d.startsWith('form-action '))
+
+    it("when the page has a Pay button, then its CSP lets the form's redirect go on to the acquirer's checkout", async () => {
+      // a browser holds a form's redirects to form-action: 'self' alone refused the 303 to the acquirer
+      await setup({ ...stripe, SERVICES: 'card' })
+      const res = await page(await create({ service: 'card' }))
+      expect(res.text).toContain('data-checkout')
+      expect(formAction(res.headers['content-security-policy'])).toEqual(["form-action 'self' http:"])
+      expect(String(res.headers['content-security-policy'])).toContain("script-src 'self'")
+    })
+
+    it('when the service is served over HTTPS, then the form may go on to HTTPS origins only', async () => {
+      await setup({ ...stripe, SERVICES: 'card', PUBLIC_URL: 'https://pay.test' })
+      const res = await page(await create({ service: 'card' }))
+      expect(formAction(res.headers['content-security-policy'])).toEqual(["form-action 'self' https:"])
+    })
+
+    it("when the invoice is the sandbox's, then form-action stays 'self'", async () => {
+      await setup({ ...stripe, SERVICES: 'card,demo' })
+      const res = await page(await create({ service: 'demo' }))
+      expect(res.text).not.toContain('data-checkout')
+      expect(formAction(res.headers['content-security-policy'])).toEqual(["form-action 'self'"])
+    })
+  })
 })

@@ -34,6 +34,25 @@ const PAGE_HELMET = {
   referrerPolicy: { policy: 'no-referrer' as const },
 }
 
+/** A Content-Security-Policy header value from helmet-style camelCase directives, as helmet writes it. */
+function cspHeader(directives: Readonly<Record<string, readonly string[]>>): string {
+  return Object.entries(directives)
+    .map(([name, values]) => `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${values.join(' ')}`)
+    .join(';')
+}
+
+/**
+ * The page of an invoice paid at an acquirer's hosted checkout (docs/providers.md#checkout). Its Pay form posts to
+ * our own checkout route, which answers 303 to the acquirer; a browser holds a form's redirects to the page's
+ * form-action too (Chromium refuses the whole submission), so there form-action also allows other origins of the
+ * page's scheme: `https:`, or for a service served over plain HTTP `http:` (which CSP lets match https too). Which
+ * acquirer origin it will be is only known once the acquirer answered the click.
+ */
+function checkoutPageCsp(publicUrl: string): string {
+  const scheme = new URL(publicUrl).protocol
+  return cspHeader({ ...PAGE_HELMET.contentSecurityPolicy.directives, formAction: ["'self'", scheme] })
+}
+
 type PayStatusWire = Static<typeof PayStatusResponse>
 
 function statusToWire(invoice: Invoice, status: Status): PayStatusWire {
@@ -128,6 +147,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
     await scope.register(formbody)
     const r = scope.withTypeProvider<TypeBoxTypeProvider>()
 
+    const checkoutCsp = checkoutPageCsp(deps.publicUrl)
     const findView = async (rawId: string) => {
       const id = parseUuid(rawId)
       return id === undefined ? undefined : deps.payments.view(id as InvoiceId)
@@ -163,6 +183,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
           )
         }
         const ctx = { lang, explicitLang: asked !== undefined, sandbox: deps.sandbox, now: deps.now(), base }
+        if (view.checkout) reply.header('content-security-policy', checkoutCsp)
         return sendHtml(reply, 200, renderPaymentPage(view, ctx))
       },
     )
