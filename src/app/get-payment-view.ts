@@ -10,6 +10,8 @@ export interface PaymentView {
   readonly status: Status
   /** The buyer pays at the acquirer's hosted checkout: the page shows Pay (docs/providers.md#checkout). */
   readonly checkout: boolean
+  /** Where Pay sends the buyer (the acquirer's checkout origins): the page's CSP allows the form's redirect there. */
+  readonly checkoutOrigins: readonly string[]
   /** The sandbox's test controls act on this invoice (docs/payment-page.md). */
   readonly testControls: boolean
 }
@@ -21,12 +23,13 @@ export async function getPaymentView(
   const invoice = await deps.store.invoices.findById(id)
   if (invoice === undefined) return undefined
   const merchant = await deps.store.merchants.findById(invoice.merchantId)
-  const { capabilities } = deps.providers.forService(invoice.service)
+  const { capabilities, checkoutOrigins } = deps.providers.forService(invoice.service)
   return {
     invoice,
     merchantName: merchant?.name ?? '',
     status: readStatus(invoice, deps.clock.now()),
     checkout: capabilities.checkout,
+    checkoutOrigins,
     testControls: capabilities.simulate,
   }
 }

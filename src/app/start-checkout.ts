@@ -19,7 +19,12 @@ const WAIT_STEP_MS = 50
  * that arrives while the first is still waiting for the acquirer waits for it (and, if that click died, asks again
  * with the same key: the same acquirer payment). An attempt the acquirer ended is followed by a new one.
  */
-export async function startCheckout(deps: CheckoutDeps, rawId: string): Promise<{ readonly redirectUrl: string }> {
+export async function startCheckout(
+  deps: CheckoutDeps,
+  rawId: string,
+  /** The page's language when the buyer chose one (`?lang=`): the acquirer sends the buyer back to the page in it. */
+  lang?: string,
+): Promise<{ readonly redirectUrl: string }> {
   const id = requireInvoiceId(rawId)
   const invoice = await deps.store.invoices.findById(id)
   if (invoice === undefined) throw new AppError('invoice_not_found', 'no such invoice')
@@ -46,11 +51,11 @@ export async function startCheckout(deps: CheckoutDeps, rawId: string): Promise<
         await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS))
         continue
       }
-      return ask(deps, provider, current, last)
+      return ask(deps, provider, current, last, lang)
     }
     const attempt = newAttempt(deps, current, provider, (last?.attempt ?? 0) + 1, now)
     const inserted = await deps.store.transaction((tx) => tx.attempts.insert(attempt))
-    if (inserted === 'inserted') return ask(deps, provider, current, attempt)
+    if (inserted === 'inserted') return ask(deps, provider, current, attempt, lang)
     // another click inserted this attempt first: take what it made
   }
 }
@@ -99,6 +104,7 @@ async function ask(
   provider: PaymentProvider,
   invoice: Invoice,
   attempt: PaymentAttempt,
+  lang: string | undefined,
 ): Promise<{ readonly redirectUrl: string }> {
   const now = deps.clock.now()
   let started: CheckoutStarted
@@ -112,7 +118,7 @@ async function ask(
       service: invoice.service,
       hold: deps.providers.holds(invoice.service),
       description: invoice.comment ?? `Order ${invoice.orderId}`,
-      returnUrl: invoice.payUrl,
+      returnUrl: lang === undefined ? invoice.payUrl : `${invoice.payUrl}?lang=${encodeURIComponent(lang)}`,
       expiresAt: invoice.expiresAt,
       now,
     })

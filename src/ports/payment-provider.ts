@@ -183,6 +183,11 @@ export interface RefundResult {
 export interface PaymentProvider {
   readonly name: string
   readonly capabilities: ProviderCapabilities
+  /**
+   * The origins of the acquirer's hosted checkout (`https://checkout.stripe.com`): the payment page's
+   * Content-Security-Policy lets its Pay form be redirected there, and nowhere else. Empty without a checkout.
+   */
+  readonly checkoutOrigins: readonly string[]
   /** Currencies this acquirer takes; undefined = every enabled currency. A create in another one is refused. */
   readonly currencies: readonly string[] | undefined
   /** Registers a payment for a new invoice. Local and quick: it runs on the create path. */

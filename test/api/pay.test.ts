@@ -393,19 +393,27 @@ describe('hosted payment page (docs/payment-page.md)', () => {
         .map((d) => d.trim())
         .filter((d) => d.startsWith('form-action '))
 
-    it("when the page has a Pay button, then its CSP lets the form's redirect go on to the acquirer's checkout", async () => {
+    it("when the page has a Pay button, then its CSP lets the form's redirect go on to the acquirer's checkout, and nowhere else", async () => {
       // a browser holds a form's redirects to form-action: 'self' alone refused the 303 to the acquirer
       await setup({ ...stripe, SERVICES: 'card' })
       const res = await page(await create({ service: 'card' }))
       expect(res.text).toContain('data-checkout')
-      expect(formAction(res.headers['content-security-policy'])).toEqual(["form-action 'self' http:"])
+      expect(formAction(res.headers['content-security-policy'])).toEqual([
+        "form-action 'self' https://checkout.stripe.com",
+      ])
       expect(String(res.headers['content-security-policy'])).toContain("script-src 'self'")
     })
 
-    it('when the service is served over HTTPS, then the form may go on to HTTPS origins only', async () => {
-      await setup({ ...stripe, SERVICES: 'card', PUBLIC_URL: 'https://pay.test' })
-      const res = await page(await create({ service: 'card' }))
-      expect(formAction(res.headers['content-security-policy'])).toEqual(["form-action 'self' https:"])
+    it('when the acquirer is YooKassa, then the form may go on to its confirmation page`s origin', async () => {
+      await setup({
+        SERVICES: 'sbp',
+        CURRENCIES: 'RUB',
+        SERVICE_PROVIDERS: 'sbp=yookassa',
+        YOOKASSA_SHOP_ID: '1',
+        YOOKASSA_SECRET_KEY: 'test_page',
+      })
+      const res = await page(await create({ service: 'sbp', currency: 'RUB' }))
+      expect(formAction(res.headers['content-security-policy'])).toEqual(["form-action 'self' https://yoomoney.ru"])
     })
 
     it("when the invoice is the sandbox's, then form-action stays 'self'", async () => {

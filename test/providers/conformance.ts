@@ -243,6 +243,7 @@ export function describeProviderConformance(
         const problem = (await res.json()) as { code: string; detail: string }
         expect(res.status).toBe(502)
         expect(problem.code).toBe('provider_error')
+        expect(problem).toMatchObject({ title: 'Bad Gateway', status: 502 })
         for (const secret of Object.entries(driver.env).filter(([k]) => /SECRET/.test(k)))
           expect(problem.detail).not.toContain(secret[1])
         expect((await invoice(id)).status).toBe('hold')

@@ -19,17 +19,20 @@ describe('acquirers over the API', () => {
   beforeAll(async () => {
     stripe = await startFakeStripe()
     yookassa = await startFakeYooKassa()
-    t = await buildTestApp({
-      CURRENCIES: 'RUB,USD,KWD',
-      SERVICES: 'card,sbp,test',
-      SERVICE_PROVIDERS: 'card=stripe,sbp=yookassa',
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      STRIPE_API_URL: stripe.apiUrl,
-      YOOKASSA_SHOP_ID: yookassa.shopId,
-      YOOKASSA_SECRET_KEY: yookassa.secretKey,
-      YOOKASSA_API_URL: yookassa.apiUrl,
-    })
+    t = await buildTestApp(
+      {
+        CURRENCIES: 'RUB,USD,KWD',
+        SERVICES: 'card,sbp,test',
+        SERVICE_PROVIDERS: 'card=stripe,sbp=yookassa',
+        STRIPE_SECRET_KEY: stripe.secretKey,
+        STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+        STRIPE_API_URL: stripe.apiUrl,
+        YOOKASSA_SHOP_ID: yookassa.shopId,
+        YOOKASSA_SECRET_KEY: yookassa.secretKey,
+        YOOKASSA_API_URL: yookassa.apiUrl,
+      },
+      { realClock: true },
+    ) // the fake acquirers check times against the real clock
     merchant = await t.merchant('Acquirer Shop')
   })
   afterAll(async () => {
@@ -131,6 +134,17 @@ describe('acquirers over the API', () => {
       payload: body,
     })
     expect(res.status, res.text).toBe(200)
+  })
+
+  it('when the buyer chose the page`s language, then the acquirer sends them back to the page in it', async () => {
+    const shop = api(t).as(merchant)
+    const created = await shop.createInvoice({ order_id: 'L-1', amount: '10.00', currency: 'USD', service: 'card' })
+    expectStatus(created, 201)
+    const id = created.body.order_id
+    const res = await api(t).raw({ method: 'POST', url: `/pay/${id}/checkout?lang=ru` })
+    expect(res.status, res.text).toBe(303)
+    const session = stripe.sessions().find((s) => (s['metadata'] as Record<string, string>)['invoice_id'] === id)
+    expect(session?.['success_url']).toBe(`http://pay.test/pay/${id}?lang=ru`)
   })
 
   it('when a notification names a provider not configured here (or the sandbox), then it is 404', async () => {

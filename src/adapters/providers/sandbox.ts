@@ -10,6 +10,7 @@ import { NotificationRejected, type PaymentProvider } from '../../ports/payment-
 export const sandboxProvider: PaymentProvider = {
   name: 'sandbox',
   capabilities: { checkout: false, simulate: true, hold: true, refund: true, fetch: false },
+  checkoutOrigins: [],
   currencies: undefined,
   createPayment: (request) => ({ url: request.payUrl, qrData: request.payUrl }),
   startCheckout: () => Promise.reject(new AppError('not_found', 'the sandbox has no hosted checkout')),

@@ -44,13 +44,11 @@ function cspHeader(directives: Readonly<Record<string, readonly string[]>>): str
 /**
  * The page of an invoice paid at an acquirer's hosted checkout (docs/providers.md#checkout). Its Pay form posts to
  * our own checkout route, which answers 303 to the acquirer; a browser holds a form's redirects to the page's
- * form-action too (Chromium refuses the whole submission), so there form-action also allows other origins of the
- * page's scheme: `https:`, or for a service served over plain HTTP `http:` (which CSP lets match https too). Which
- * acquirer origin it will be is only known once the acquirer answered the click.
+ * form-action too (Chromium refuses the whole submission), so there form-action also allows the acquirer's
+ * checkout origins, and only those.
  */
-function checkoutPageCsp(publicUrl: string): string {
-  const scheme = new URL(publicUrl).protocol
-  return cspHeader({ ...PAGE_HELMET.contentSecurityPolicy.directives, formAction: ["'self'", scheme] })
+function checkoutPageCsp(origins: readonly string[]): string {
+  return cspHeader({ ...PAGE_HELMET.contentSecurityPolicy.directives, formAction: ["'self'", ...origins] })
 }
 
 type PayStatusWire = Static<typeof PayStatusResponse>
@@ -147,7 +145,6 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
     await scope.register(formbody)
     const r = scope.withTypeProvider<TypeBoxTypeProvider>()
 
-    const checkoutCsp = checkoutPageCsp(deps.publicUrl)
     const findView = async (rawId: string) => {
       const id = parseUuid(rawId)
       return id === undefined ? undefined : deps.payments.view(id as InvoiceId)
@@ -183,7 +180,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
           )
         }
         const ctx = { lang, explicitLang: asked !== undefined, sandbox: deps.sandbox, now: deps.now(), base }
-        if (view.checkout) reply.header('content-security-policy', checkoutCsp)
+        if (view.checkout) reply.header('content-security-policy', checkoutPageCsp(view.checkoutOrigins))
         return sendHtml(reply, 200, renderPaymentPage(view, ctx))
       },
     )
@@ -278,7 +275,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
       },
       async (request, reply) => {
         try {
-          const { redirectUrl } = await deps.payments.checkout(request.params.invoice_id)
+          const { redirectUrl } = await deps.payments.checkout(request.params.invoice_id, askedLang(request.query.lang))
           return reply.code(303).header('location', redirectUrl).header('cache-control', 'no-store').send()
         } catch (err) {
           // a browser on a page that went final meanwhile lands on the page, which shows the real status

@@ -70,6 +70,9 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
   return {
     name: 'stripe',
     capabilities: { checkout: true, simulate: false, hold: true, refund: true, fetch: true },
+    // Checkout Sessions live at checkout.stripe.com (a session's `url`); an API elsewhere (a local fake in tests)
+    // serves its own
+    checkoutOrigins: checkoutOrigins('https://checkout.stripe.com', settings.apiUrl, STRIPE_API_URL),
     currencies: undefined,
 
     createPayment(request) {
@@ -186,6 +189,12 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
       return { refundId: refund.id, state: refundState(refund.status) }
     },
   }
+}
+
+/** The hosted checkout's origin, and the API's own when it is not the acquirer's (a local fake). */
+export function checkoutOrigins(checkout: string, apiUrl: string, defaultApiUrl: string): string[] {
+  const api = new URL(apiUrl).origin
+  return api === new URL(defaultApiUrl).origin ? [checkout] : [checkout, api]
 }
 
 /** The SDK's host/port/protocol from a base URL (https://github.com/stripe/stripe-node#configuration). */
