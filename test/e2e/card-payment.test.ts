@@ -4,22 +4,19 @@
  * webhook. One describe per acquirer, configured as the provider conformance suite configures it (drivers.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { AxeResults } from 'axe-core'
 import { PNG } from 'pngjs'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { InvoiceId } from '../../src/domain/ids.js'
 import type { FakeAcquirer } from '../fakes/acquirer.js'
-import { browserSkipReason, launchBrowser } from '../helpers/browser.js'
+import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/browser.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { freePort } from '../helpers/live-service.js'
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
 import { stripeDriver, yookassaDriver, type ProviderDriver } from '../providers/drivers.js'
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 // A phone, as the payment page's own browser test uses: the page is designed mobile-first.
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, timezoneId: 'UTC' }
 /** Where the screenshots go (a fresh temporary directory unless set): they are for looking at, never committed. */
@@ -143,16 +140,6 @@ function describeCardPayment(
         })
       for (let tabs = 0; tabs < 20 && !(await focusedIsPay()); tabs += 1) await page.keyboard.press('Tab')
       return focusedIsPay()
-    }
-
-    const seriousViolations = async (page: Page) => {
-      await page.addScriptTag({ content: AXE_SOURCE })
-      const results = await page.evaluate(() =>
-        (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run(),
-      )
-      return results.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((x) => x.html) }))
     }
 
     it('when the buyer clicks Pay and pays at the acquirer, then our page shows paid and the merchant gets invoice.paid', async () => {

@@ -2,18 +2,15 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PNG } from 'pngjs'
-import { createRequire } from 'node:module'
 import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http'
 import { createServer } from 'node:net'
-import type { AxeResults } from 'axe-core'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { browserSkipReason, launchBrowser } from '../helpers/browser.js'
+import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/browser.js'
 import { api, expectStatus } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { decodeQrPng } from '../helpers/decode-qr.js'
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
 const SUCCESS = 'https://shop.example/thanks'
 // A phone: the page is designed mobile-first.
@@ -87,16 +84,6 @@ describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser
       .poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
       .toBeGreaterThan(0)
     return qr
-  }
-
-  const seriousViolations = async (page: Page) => {
-    await page.addScriptTag({ content: AXE_SOURCE })
-    const results = await page.evaluate(() =>
-      (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run(),
-    )
-    return results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((x) => x.html) }))
   }
 
   it('when the buyer opens pay_url, reads the QR and clicks Pay, then the page shows paid without reloading', async () => {

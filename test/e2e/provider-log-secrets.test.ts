@@ -8,13 +8,12 @@
  * the variables without quoting what it was given.
  */
 import { spawn } from 'node:child_process'
-import { createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { FakeAcquirer } from '../fakes/acquirer.js'
-import { startFakeStripe } from '../fakes/stripe/fake-stripe.js'
+import { startFakeStripe, stripeSignature } from '../fakes/stripe/fake-stripe.js'
 import { startFakeYooKassa } from '../fakes/yookassa/fake-yookassa.js'
 import { BIN, createMerchantWithCli, startServer, stopServer } from '../helpers/server-process.js'
 
@@ -110,9 +109,13 @@ describe('acquirer credentials at LOG_LEVEL=trace', () => {
               type: 'payment_intent.succeeded',
               data: { object: { id: paymentId, object: 'payment_intent', status: 'succeeded' } },
             })
-            const t = Math.floor(Date.now() / 1000)
-            const v1 = createHmac('sha256', 'whsec_not_the_endpoints').update(`${t}.${body}`).digest('hex')
-            return { headers: { 'content-type': 'application/json', 'stripe-signature': `t=${t},v1=${v1}` }, body }
+            return {
+              headers: {
+                'content-type': 'application/json',
+                'stripe-signature': stripeSignature('whsec_not_the_endpoints', body),
+              },
+              body,
+            }
           },
         },
         {

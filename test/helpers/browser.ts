@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { AxeResults } from 'axe-core'
+import { chromium, type Browser, type Page } from 'playwright-core'
 
 /** Debian's Chromium, or wherever CHROMIUM_PATH points. playwright-core downloads no browser of its own. */
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'
@@ -27,4 +29,19 @@ const ARGS = [
 /** Headless Chromium with a fresh temporary profile (playwright's launch creates and removes one per browser). */
 export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...ARGS, ...extraArgs] })
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/** axe-core's serious and critical violations on the page as it is now (none is what a page must show). */
+export async function seriousViolations(
+  page: Page,
+): Promise<{ readonly id: string; readonly help: string; readonly nodes: string[] }[]> {
+  await page.addScriptTag({ content: AXE_SOURCE })
+  const results = await page.evaluate(() =>
+    (globalThis as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run(),
+  )
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((x) => x.html) }))
 }

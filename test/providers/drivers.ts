@@ -3,9 +3,8 @@
  * configures the service for it, plays the buyer, and forges a notification. The suite itself is the same black-box
  * cases for every provider (docs/providers.md#status-mapping).
  */
-import { createHmac } from 'node:crypto'
 import type { FakeAcquirer } from '../fakes/acquirer.js'
-import { startFakeStripe } from '../fakes/stripe/fake-stripe.js'
+import { startFakeStripe, stripeSignature } from '../fakes/stripe/fake-stripe.js'
 import { startFakeYooKassa } from '../fakes/yookassa/fake-yookassa.js'
 
 /** The service as the suite sees it: its URL and the attempts of an invoice (the acquirer's ids). */
@@ -95,9 +94,13 @@ export async function stripeDriver(): Promise<ProviderDriver> {
           },
         },
       })
-      const t = Math.floor(Date.now() / 1000)
-      const v1 = createHmac('sha256', 'whsec_not_the_endpoints').update(`${t}.${body}`).digest('hex')
-      return { headers: { 'content-type': 'application/json', 'stripe-signature': `t=${t},v1=${v1}` }, body }
+      return {
+        headers: {
+          'content-type': 'application/json',
+          'stripe-signature': stripeSignature('whsec_not_the_endpoints', body),
+        },
+        body,
+      }
     },
     close: () => fake.close(),
   }

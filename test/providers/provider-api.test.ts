@@ -3,11 +3,10 @@
  * service's acquirer cannot take is refused at create, locally, naming the field; notifications and reconciliation
  * show on /metrics; a notification for a provider not configured here has no route.
  */
-import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, expectProblem, expectStatus } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
-import { startFakeStripe, type FakeStripe } from '../fakes/stripe/fake-stripe.js'
+import { startFakeStripe, stripeSignature, type FakeStripe } from '../fakes/stripe/fake-stripe.js'
 import { startFakeYooKassa, type FakeYooKassa } from '../fakes/yookassa/fake-yookassa.js'
 
 describe('acquirers over the API', () => {
@@ -101,12 +100,11 @@ describe('acquirers over the API', () => {
         },
       },
     })
-    const t0 = Math.floor(Date.now() / 1000)
-    const v1 = createHmac('sha256', stripe.webhookSecret).update(`${t0}.${body}`).digest('hex')
+    const signature = stripeSignature(stripe.webhookSecret, body)
     const res = await api(t).raw({
       method: 'POST',
       url: '/providers/stripe/notifications',
-      headers: { 'content-type': 'application/json', 'stripe-signature': `t=${t0},v1=${v1}` },
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
       payload: body,
     })
     expect(res.status).toBe(200)
@@ -125,12 +123,11 @@ describe('acquirers over the API', () => {
       livemode: false,
       data: { object: { id: 'cus_1', object: 'customer', description: 'x'.repeat(40_000) } },
     })
-    const t0 = Math.floor(Date.now() / 1000)
-    const v1 = createHmac('sha256', stripe.webhookSecret).update(`${t0}.${body}`).digest('hex')
+    const signature = stripeSignature(stripe.webhookSecret, body)
     const res = await api(t).raw({
       method: 'POST',
       url: '/providers/stripe/notifications',
-      headers: { 'content-type': 'application/json', 'stripe-signature': `t=${t0},v1=${v1}` },
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
       payload: body,
     })
     expect(res.status, res.text).toBe(200)

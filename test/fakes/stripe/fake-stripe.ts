@@ -27,6 +27,14 @@ import type { AddressInfo } from 'node:net'
 import type { BuyerAction, FakeAcquirer, FakePayment } from '../acquirer.js'
 import { canonical, FormError, parseStripeForm, type FormObject, type FormValue } from './form.js'
 
+/**
+ * A `Stripe-Signature` header as Stripe computes it (https://docs.stripe.com/webhooks#verify-manually): HMAC-SHA256
+ * of `{t}.{payload}` with the endpoint's secret, by hand, so the SDK's own verification is tested independently.
+ */
+export function stripeSignature(secret: string, payload: string, t = Math.floor(Date.now() / 1000)): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${payload}`, 'utf8').digest('hex')}`
+}
+
 export interface FakeStripeOptions {
   readonly secretKey?: string
   readonly webhookSecret?: string
@@ -171,11 +179,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
 
   // --- notifications -------------------------------------------------------------------------------------------
 
-  function signatureHeader(payload: string): string {
-    const t = nowSeconds()
-    const v1 = createHmac('sha256', webhookSecret).update(`${t}.${payload}`, 'utf8').digest('hex')
-    return `t=${t},v1=${v1}`
-  }
+  const signatureHeader = (payload: string): string => stripeSignature(webhookSecret, payload, nowSeconds())
 
   async function deliver(n: { id: string; type: string; payload: string }, replay: boolean): Promise<void> {
     const url = notificationUrl
