@@ -144,6 +144,40 @@ describe('acquirers over the API', () => {
     expect(session?.['success_url']).toBe(`http://pay.test/pay/${id}?lang=ru`)
   })
 
+  it('when a person`s Pay fails at the acquirer, then they land back on the page, which says so, and may press Pay again', async () => {
+    const shop = api(t).as(merchant)
+    const created = await shop.createInvoice({ order_id: 'F-1', amount: '10.00', currency: 'USD', service: 'card' })
+    expectStatus(created, 201)
+    const id = created.body.order_id
+    const press = (query = '') =>
+      api(t).raw({
+        method: 'POST',
+        url: `/pay/${id}/checkout${query}`,
+        // as Chromium posts the Pay form: no field, so an empty body
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html,application/xhtml+xml' },
+        payload: '',
+      })
+    stripe.setDown('error')
+    try {
+      const down = await press('?lang=ru')
+      expect(down.status, down.text).toBe(303)
+      expect(down.headers['location']).toBe(`/pay/${id}?lang=ru&checkout=unavailable`)
+      const page = await api(t).raw({ method: 'GET', url: `/pay/${id}?lang=ru&checkout=unavailable` })
+      expect(page.text).toContain('role="alert"')
+      expect(page.text).toContain('Платёжный сервис сейчас не отвечает')
+      expect(page.text).toContain('data-checkout') // Pay is still there
+      // a JSON caller still gets the problem
+      const json = await api(t).raw({ method: 'POST', url: `/pay/${id}/checkout` })
+      expectProblem(json, 503, 'provider_unavailable')
+    } finally {
+      stripe.setDown(false)
+    }
+    // the message is only ever one of the service's own: another value shows nothing
+    const other = await api(t).raw({ method: 'GET', url: `/pay/${id}?checkout=%3Cscript%3E` })
+    expect(other.text).not.toContain('role="alert"')
+    expect((await press()).status).toBe(303)
+  })
+
   it('when a notification names a provider not configured here (or the sandbox), then it is 404', async () => {
     for (const provider of ['sandbox', 'paypal', 'evm']) {
       const res = await api(t).raw({

@@ -284,7 +284,7 @@ export interface paths {
         put?: never;
         /**
          * The buyer's Pay: on to the acquirer's hosted checkout
-         * @description What the payment page's Pay button posts, for an invoice of a service bound to an acquirer (Stripe, YooKassa). Answers 303 to the acquirer's hosted checkout, which sends the buyer back to the payment page. One acquirer payment per attempt: a double click, a reload or a second tab goes to the same checkout; after the acquirer ended one (declined, expired), a new one. A form post for an invoice that is no longer pending lands back on the page (which shows why); other callers get the 409. An invoice of the sandbox has no checkout (404). Cross-site requests are refused as for `simulate`.
+         * @description What the payment page's Pay button posts, for an invoice of a service bound to an acquirer (Stripe, YooKassa). Answers 303 to the acquirer's hosted checkout, which sends the buyer back to the payment page. One acquirer payment per attempt: a double click, a reload or a second tab goes to the same checkout; after the acquirer ended one (declined, expired), a new one. A browser (a form post, or one asking for HTML) lands back on the page for an invoice that is no longer pending (which shows why), and with `?checkout=refused` or `?checkout=unavailable` when the acquirer refused or did not answer (the page says so above Pay); other callers get the 409, 502 or 503. An invoice of the sandbox has no checkout (404). Cross-site requests are refused as for `simulate`.
          */
         post: operations["startCheckout"];
         delete?: never;
@@ -1957,6 +1957,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description Set by the service when a Pay just failed at the acquirer (`refused`, `unavailable`): the page says so above Pay. Any other value is ignored.
+                 * @example unavailable
+                 */
+                checkout?: string;
+                /**
                  * @description Page language, `en` or `ru`; overrides Accept-Language
                  * @example ru
                  */
@@ -2093,6 +2098,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description Set by the service when a Pay just failed at the acquirer (`refused`, `unavailable`): the page says so above Pay. Any other value is ignored.
+                 * @example unavailable
+                 */
+                checkout?: string;
+                /**
                  * @description Page language, `en` or `ru`; overrides Accept-Language
                  * @example ru
                  */
@@ -2185,6 +2195,11 @@ export interface operations {
     simulatePayment: {
         parameters: {
             query?: {
+                /**
+                 * @description Set by the service when a Pay just failed at the acquirer (`refused`, `unavailable`): the page says so above Pay. Any other value is ignored.
+                 * @example unavailable
+                 */
+                checkout?: string;
                 /**
                  * @description Page language, `en` or `ru`; overrides Accept-Language
                  * @example ru

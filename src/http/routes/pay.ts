@@ -51,6 +51,12 @@ function checkoutPageCsp(origins: readonly string[]): string {
   return cspHeader({ ...PAGE_HELMET.contentSecurityPolicy.directives, formAction: ["'self'", ...origins] })
 }
 
+/** What a failed Pay form post tells the page (`?checkout=`), by the acquirer's error. */
+const CHECKOUT_FAILURES: ReadonlyMap<string, 'refused' | 'unavailable'> = new Map([
+  ['provider_error', 'refused'],
+  ['provider_unavailable', 'unavailable'],
+])
+
 type PayStatusWire = Static<typeof PayStatusResponse>
 
 function statusToWire(invoice: Invoice, status: Status): PayStatusWire {
@@ -129,6 +135,13 @@ function originOf(value: string): URL | undefined {
 const isFormPost = (request: FastifyRequest): boolean =>
   (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')
 
+/**
+ * A person's browser navigating (the Pay form): a form post, or a request that asks for HTML. The Pay form has no
+ * field, so its body is empty, and a client may leave out the content type of an empty body.
+ */
+const isNavigation = (request: FastifyRequest): boolean =>
+  isFormPost(request) || (request.headers.accept ?? '').toLowerCase().includes('text/html')
+
 /** The hosted payment page (docs/payment-page.md): the HTML page, its status feed, its assets and the sandbox test controls. */
 export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
   // PUBLIC_URL's path, when a proxy serves the service under one: the pages' own URLs carry it (PageContext.base)
@@ -179,7 +192,15 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
             renderNotFoundPage(lang, payPath(base, encodeURIComponent(request.params.invoice_id)), base),
           )
         }
-        const ctx = { lang, explicitLang: asked !== undefined, sandbox: deps.sandbox, now: deps.now(), base }
+        const failed = request.query.checkout
+        const ctx = {
+          lang,
+          explicitLang: asked !== undefined,
+          sandbox: deps.sandbox,
+          now: deps.now(),
+          base,
+          checkoutFailed: [...CHECKOUT_FAILURES.values()].find((f) => f === failed),
+        }
         if (view.checkout) reply.header('content-security-policy', checkoutPageCsp(view.checkoutOrigins))
         return sendHtml(reply, 200, renderPaymentPage(view, ctx))
       },
@@ -230,11 +251,19 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
     )
 
     const ownOrigin = new URL(deps.publicUrl).origin
-    const backToPage = (reply: FastifyReply, id: string, rawLang: string | string[] | undefined) => {
+    const backToPage = (
+      reply: FastifyReply,
+      id: string,
+      rawLang: string | string[] | undefined,
+      failed?: 'refused' | 'unavailable',
+    ) => {
       const lang = askedLang(rawLang)
+      const query = [lang === undefined ? '' : `lang=${lang}`, failed === undefined ? '' : `checkout=${failed}`]
+        .filter((q) => q !== '')
+        .join('&')
       return reply
         .code(303)
-        .header('location', payPath(base, id) + (lang === undefined ? '' : `?lang=${lang}`))
+        .header('location', payPath(base, id) + (query === '' ? '' : `?${query}`))
         .send()
     }
 
@@ -250,7 +279,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
             "What the payment page's Pay button posts, for an invoice of a service bound to an acquirer (Stripe, YooKassa). " +
             "Answers 303 to the acquirer's hosted checkout, which sends the buyer back to the payment page. One acquirer payment per attempt: " +
             'a double click, a reload or a second tab goes to the same checkout; after the acquirer ended one (declined, expired), a new one. ' +
-            'A form post for an invoice that is no longer pending lands back on the page (which shows why); other callers get the 409. ' +
+            'A browser (a form post, or one asking for HTML) lands back on the page for an invoice that is no longer pending (which shows why), and with `?checkout=refused` or `?checkout=unavailable` when the acquirer refused or did not answer (the page says so above Pay); other callers get the 409, 502 or 503. ' +
             'An invoice of the sandbox has no checkout (404). Cross-site requests are refused as for `simulate`.',
           tags: ['public'],
           security: [],
@@ -279,8 +308,17 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
           return reply.code(303).header('location', redirectUrl).header('cache-control', 'no-store').send()
         } catch (err) {
           // a browser on a page that went final meanwhile lands on the page, which shows the real status
-          if (isFormPost(request) && err instanceof AppError && err.code === 'invalid_transition')
+          if (isNavigation(request) && err instanceof AppError && err.code === 'invalid_transition')
             return backToPage(reply, request.params.invoice_id, request.query.lang)
+          // a person pressed Pay and the acquirer refused or did not answer: back to the page, which says so
+          const failed = err instanceof AppError ? CHECKOUT_FAILURES.get(err.code) : undefined
+          if (isNavigation(request) && failed !== undefined) {
+            request.log.warn(
+              { code: (err as AppError).code, detail: (err as AppError).message },
+              'acquirer did not start the payment',
+            )
+            return backToPage(reply, request.params.invoice_id, request.query.lang, failed)
+          }
           throw err
         }
       },

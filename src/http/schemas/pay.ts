@@ -13,6 +13,13 @@ export const PayParams = Type.Object({
  * tracking parameter must still open the page.
  */
 export const PayQuery = Type.Object({
+  checkout: Type.Optional(
+    Type.String({
+      description:
+        'Set by the service when a Pay just failed at the acquirer (`refused`, `unavailable`): the page says so above Pay. Any other value is ignored.',
+      examples: ['unavailable'],
+    }),
+  ),
   lang: Type.Optional(
     Type.Union([Type.String(), Type.Array(Type.String())], {
       description: 'Page language, `en` or `ru`; overrides Accept-Language',

@@ -76,6 +76,8 @@ export interface Messages {
   readonly testMode: string
   /** The Pay button of a card acquirer's invoice. */
   readonly payAmount: (amount: string) => string
+  /** Said when the acquirer refused to start the payment, or could not be reached. */
+  readonly checkoutFailed: { readonly refused: string; readonly unavailable: string }
   readonly testModeText: string
   readonly simulateLegend: string
   /** Shown when a test-mode button's request was refused (followed by the service's reason). */
@@ -126,6 +128,10 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     backToShop: 'Return to the shop',
     testMode: 'TEST MODE',
     payAmount: (amount) => `Pay ${amount}`,
+    checkoutFailed: {
+      refused: 'The payment service could not start this payment. Try again, or contact the shop.',
+      unavailable: 'The payment service is not answering right now. Nothing was charged; try again in a minute.',
+    },
     testModeText: 'Sandbox payments: no real money is charged.',
     simulateLegend: 'Simulate the payment result',
     simulateFailed: 'The test payment was not sent:',
@@ -172,6 +178,10 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     backToShop: 'Вернуться в магазин',
     testMode: 'ТЕСТОВЫЙ РЕЖИМ',
     payAmount: (amount) => `Оплатить ${amount}`,
+    checkoutFailed: {
+      refused: 'Платёжный сервис не смог начать эту оплату. Попробуйте ещё раз или обратитесь в магазин.',
+      unavailable: 'Платёжный сервис сейчас не отвечает. Деньги не списаны; попробуйте через минуту.',
+    },
     testModeText: 'Платежи в песочнице: реальные деньги не списываются.',
     simulateLegend: 'Смоделировать результат оплаты',
     simulateFailed: 'Тестовый платёж не отправлен:',

@@ -29,6 +29,11 @@ export interface PageContext {
    * the page's own links, assets, QR image and status feed carry it, or the browser would ask the proxy's root.
    */
   readonly base: string
+  /**
+   * The buyer's Pay just failed at the acquirer (docs/providers.md#checkout): `refused` or `unavailable`, said above
+   * the Pay button so the buyer knows to try again (or later). Undefined otherwise.
+   */
+  readonly checkoutFailed?: 'refused' | 'unavailable' | undefined
 }
 
 /** The payment page of an invoice, under `base` (PageContext.base). */
@@ -71,6 +76,12 @@ export function renderPaymentPage(data: PaymentPageData, ctx: PageContext): stri
         <img src="${`${ctx.base}/qr/${invoice.id}.png`}" alt="${t.qrAlt(amount)}" data-qr />
         <figcaption>${t.scanQr}</figcaption>
       </figure>`
+    }
+    ${
+      data.checkout === true &&
+      status === 'pending' &&
+      ctx.checkoutFailed !== undefined &&
+      html`<p class="checkout-error" role="alert">${t.checkoutFailed[ctx.checkoutFailed]}</p>`
     }
     ${data.checkout === true && status === 'pending' && checkoutForm(invoice.id, amount, ctx, t)}
     ${details(data, ctx, t)}

@@ -49,7 +49,7 @@ font:inherit;font-weight:600;text-align:center;text-decoration:none;cursor:point
 .btn:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
 .btn[disabled]{opacity:.6;cursor:progress}
 .btn-primary{background:#1d4ed8;color:#fff}
-.checkout{margin:1.25rem 0 0}.checkout .btn{width:100%}
+.checkout{margin:1.25rem 0 0}.checkout-error{margin:1.25rem 0 0;padding:.75rem 1rem;border-radius:.5rem;background:#fef2f2;color:#991b1b}
 .btn-primary:hover{background:#1e40af}
 .btn-secondary{background:#fff;color:#1f2937;border-color:#9ca3af}
 .btn-danger{background:#fff;color:#b42318;border-color:#e4a09a}
