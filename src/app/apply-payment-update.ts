@@ -1,4 +1,3 @@
-import { enabledExponent } from '../domain/catalog.js'
 import { AppError } from '../domain/errors.js'
 import type { EventId } from '../domain/ids.js'
 import { readStatus, touchWithEvent } from '../domain/invoice.js'
@@ -8,6 +7,7 @@ import type { PaymentUpdate } from '../ports/payment-provider.js'
 import type { Tx } from '../ports/store.js'
 import { transitionIn, type TransitionDeps } from './apply-transition.js'
 import type { AppDeps } from './deps.js'
+import { paymentAt } from './held-payment.js'
 import { recordEvent } from './record-event.js'
 
 export type PaymentUpdateDeps = TransitionDeps & Pick<AppDeps, 'providers' | 'acquirers'>
@@ -145,30 +145,13 @@ export async function settleLatePayment(deps: PaymentUpdateDeps, attempt: Paymen
   const provider = deps.providers.byName(attempt.provider)
   const invoice = await deps.store.invoices.findById(attempt.invoiceId)
   if (provider === undefined || invoice === undefined) return
-  const exponent = enabledExponent(deps.catalog, invoice.currency) ?? 2
-  const amount = attempt.amount ?? invoice.amount
-  const ids = { checkoutId: attempt.checkoutId, paymentId: attempt.paymentId }
-  if (action === 'void') {
-    await provider.releaseHold({
-      ...ids,
-      invoiceId: invoice.id,
-      amount,
-      currency: invoice.currency,
-      exponent,
-      service: invoice.service,
-      idempotencyKey: `${attempt.id}-late-void`,
-    })
-  } else {
-    await provider.refund({
-      ...ids,
-      invoiceId: invoice.id,
-      amount,
-      currency: invoice.currency,
-      exponent,
-      idempotencyKey: `${attempt.id}-late-refund`,
-      reason: 'paid after the invoice could no longer take it',
-    })
+  // in full: what the acquirer took, which for a card acquirer is what it was asked for
+  const payment = {
+    ...paymentAt(invoice, attempt, `${attempt.id}-late-${action}`),
+    amount: attempt.amount ?? invoice.amount,
   }
+  if (action === 'void') await provider.releaseHold(payment)
+  else await provider.refund({ ...payment, reason: 'paid after the invoice could no longer take it' })
   const now = deps.clock.now()
   await deps.store.transaction(async (tx) => {
     for (let round = 0; round < 5; round += 1) {
@@ -187,7 +170,7 @@ export async function settleLatePayment(deps: PaymentUpdateDeps, attempt: Paymen
       if (!(await tx.attempts.update(done, current.version))) continue
       await recordEvent(tx, deps, touched.invoice, touched.event, {
         late_payment: {
-          amount: toMajorNumber(amount, exponent),
+          amount: toMajorNumber(payment.amount, payment.exponent),
           currency: inv.currency,
           provider: current.provider,
           payment_id: current.paymentId ?? current.checkoutId,

@@ -1,4 +1,4 @@
-import { enabledExponent } from '../domain/catalog.js'
+import { storedExponent } from '../domain/invoice-view.js'
 import type { Invoice } from '../domain/invoice.js'
 import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js'
 import type { HeldPayment, PaymentProvider } from '../ports/payment-provider.js'
@@ -17,7 +17,7 @@ export interface HoldAtProvider {
  * was bound to another since), and one idempotency key per operation on it, so a retried capture is one capture.
  */
 export async function holdAtProvider(
-  deps: Pick<AppDeps, 'catalog' | 'store' | 'providers'>,
+  deps: Pick<AppDeps, 'store' | 'providers'>,
   inv: Invoice,
   operation: 'capture' | 'release',
 ): Promise<HoldAtProvider> {
@@ -27,16 +27,25 @@ export async function holdAtProvider(
   return {
     provider,
     attempt,
-    payment: {
-      invoiceId: inv.id,
-      amount: inv.amount,
-      currency: inv.currency,
-      exponent: enabledExponent(deps.catalog, inv.currency) ?? 2,
-      service: inv.service,
-      checkoutId: attempt?.checkoutId ?? null,
-      paymentId: attempt?.paymentId ?? null,
-      idempotencyKey: `${attempt?.id ?? inv.id}-${operation}`,
-    },
+    payment: paymentAt(inv, attempt, `${attempt?.id ?? inv.id}-${operation}`),
+  }
+}
+
+/**
+ * The invoice's payment at its acquirer as the port takes it: its amount in our minor units with the currency's own
+ * exponent (a stored invoice's currency is always in the ISO table, even if it was disabled since), the attempt's
+ * ids (none for the sandbox's), and the idempotency key of this one operation.
+ */
+export function paymentAt(inv: Invoice, attempt: PaymentAttempt | undefined, idempotencyKey: string): HeldPayment {
+  return {
+    invoiceId: inv.id,
+    amount: inv.amount,
+    currency: inv.currency,
+    exponent: storedExponent(inv.currency),
+    service: inv.service,
+    checkoutId: attempt?.checkoutId ?? null,
+    paymentId: attempt?.paymentId ?? null,
+    idempotencyKey,
   }
 }
 

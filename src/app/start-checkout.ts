@@ -1,13 +1,13 @@
-import { enabledExponent } from '../domain/catalog.js'
 import { AppError, withArticle } from '../domain/errors.js'
 import type { Invoice } from '../domain/invoice.js'
 import { readStatus } from '../domain/invoice.js'
+import { storedExponent } from '../domain/invoice-view.js'
 import { attemptKey, type PaymentAttempt } from '../domain/payment-attempt.js'
 import type { CheckoutStarted, PaymentProvider } from '../ports/payment-provider.js'
 import type { AppDeps } from './deps.js'
 import { requireInvoiceId } from './require-id.js'
 
-export type CheckoutDeps = Pick<AppDeps, 'store' | 'clock' | 'newId' | 'providers' | 'catalog' | 'acquirers'>
+export type CheckoutDeps = Pick<AppDeps, 'store' | 'clock' | 'newId' | 'providers' | 'acquirers'>
 
 /** How often a click that found another click's attempt starting looks again whether the acquirer answered it. */
 const WAIT_STEP_MS = 50
@@ -114,7 +114,7 @@ async function ask(
       idempotencyKey: attemptKey(invoice.id, attempt.attempt),
       amount: invoice.amount,
       currency: invoice.currency,
-      exponent: enabledExponent(deps.catalog, invoice.currency) ?? 2,
+      exponent: storedExponent(invoice.currency),
       service: invoice.service,
       hold: deps.providers.holds(invoice.service),
       description: invoice.comment ?? `Order ${invoice.orderId}`,
