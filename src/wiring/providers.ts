@@ -4,7 +4,6 @@
  */
 import { createProviderRegistry } from '../adapters/providers/registry.js'
 import { sandboxProvider } from '../adapters/providers/sandbox.js'
-import { createStripeProvider } from '../adapters/providers/stripe/stripe-provider.js'
 import {
   createYooKassaProvider,
   YOOKASSA_NOTIFICATION_SOURCES,
@@ -12,10 +11,17 @@ import {
 import type { ProvidersConfig } from '../config/config.js'
 import type { PaymentProvider, ProviderRegistry } from '../ports/payment-provider.js'
 
-/** `sandbox` replaces the built-in sandbox adapter (tests record its calls). */
-export function buildProviders(config: ProvidersConfig, sandbox: PaymentProvider = sandboxProvider): ProviderRegistry {
+/**
+ * `sandbox` replaces the built-in sandbox adapter (tests record its calls). The Stripe adapter is loaded only when a
+ * service is bound to Stripe: its SDK takes about 160 ms to import, which every start and every CLI command paid.
+ */
+export async function buildProviders(
+  config: ProvidersConfig,
+  sandbox: PaymentProvider = sandboxProvider,
+): Promise<ProviderRegistry> {
   const adapters: PaymentProvider[] = [sandbox]
   if (config.stripe !== undefined) {
+    const { createStripeProvider } = await import('../adapters/providers/stripe/stripe-provider.js')
     adapters.push(
       createStripeProvider({
         secretKey: config.stripe.secretKey,

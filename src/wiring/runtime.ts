@@ -104,7 +104,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     clock,
     newId: createUuidV7(() => clock.now().getTime()),
     secrets: nodeSecrets,
-    providers: buildProviders(config.providers, overrides.provider),
+    providers: await buildProviders(config.providers, overrides.provider),
     acquirers: {
       timeoutMs: config.providers.timeoutMs,
       reconcileAfter: config.providers.reconcileAfter,
