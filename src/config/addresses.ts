@@ -109,11 +109,6 @@ export function trustProxy(text: string | undefined, bad: Report): false | numbe
  */
 function isProxyEntry(entry: string): boolean {
   if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true
-  return isAddressRange(entry)
-}
-
-/** An IPv4/IPv6 address with an optional prefix length from 1 to its bits (`185.71.76.0/27`, `2a02:5180::/32`). */
-export function isAddressRange(entry: string): boolean {
   const [address = '', prefix, extra] = entry.split('/')
   const bits = isDottedQuad(address)
     ? 32

@@ -464,6 +464,20 @@ describe('loadConfig — providers (docs/providers.md#configuration)', () => {
         }),
       ),
     ).toEqual(['YOOKASSA_NOTIFICATION_SOURCES'])
+    // what the adapter's sender matcher could not read (a prefix with a leading zero) or would let anyone through (/0)
+    // stops the start here, naming the variable, not later as a crash while the adapter is built
+    for (const sources of ['185.71.76.0/027', '0.0.0.0/0', '::/0', '185.71.76.0/27, nonsense'])
+      expect(
+        namedVariables(
+          configError({
+            SERVICE_PROVIDERS: 'sbp=yookassa',
+            YOOKASSA_SHOP_ID: '1',
+            YOOKASSA_SECRET_KEY: 's',
+            YOOKASSA_NOTIFICATION_SOURCES: sources,
+          }),
+        ),
+        sources,
+      ).toEqual(['YOOKASSA_NOTIFICATION_SOURCES'])
     expect(namedVariables(configError({ PROVIDER_TIMEOUT: '0', RECONCILE_AFTER: 'soon' }))).toEqual([
       'PROVIDER_TIMEOUT',
       'RECONCILE_AFTER',

@@ -3,7 +3,7 @@
  * whole at start: a service bound to a provider without its credentials stops the start naming the variables.
  * Secrets are kept here only to be handed to their adapter; nothing prints them.
  */
-import { isAddressRange } from './addresses.js'
+import { parseIpRange } from '../domain/ip-range.js'
 import type { EnvReader, Report } from './env.js'
 import type { ServiceConfig } from './services.js'
 
@@ -116,7 +116,9 @@ export function readProviders(env: EnvReader, services: readonly ServiceConfig[]
     if (shopId !== undefined && !/^[0-9]{1,20}$/.test(shopId)) bad('YOOKASSA_SHOP_ID', 'must be the shop id (digits)')
     const sourcesText = env.raw('YOOKASSA_NOTIFICATION_SOURCES')
     const sources = sourcesText === undefined ? undefined : entries(sourcesText)
-    const wrong = sources?.find((s) => !isAddressRange(s))
+    // read by the parser the adapter matches senders with, so what passes here is what it takes; a /0 would let
+    // every sender through, and is refused as TRUST_PROXY refuses it
+    const wrong = sources?.find((s) => (parseIpRange(s)?.prefix ?? 0) === 0)
     if (sources !== undefined && (sources.length === 0 || wrong !== undefined))
       bad(
         'YOOKASSA_NOTIFICATION_SOURCES',
