@@ -1,3 +1,4 @@
+import { checkoutOrigins } from '../checkout-origins.js'
 import Stripe from 'stripe'
 import { AppError } from '../../../domain/errors.js'
 import { currencyExponent } from '../../../domain/currencies.js'
@@ -189,12 +190,6 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
       return { refundId: refund.id, state: refundState(refund.status) }
     },
   }
-}
-
-/** The hosted checkout's origin, and the API's own when it is not the acquirer's (a local fake). */
-export function checkoutOrigins(checkout: string, apiUrl: string, defaultApiUrl: string): string[] {
-  const api = new URL(apiUrl).origin
-  return api === new URL(defaultApiUrl).origin ? [checkout] : [checkout, api]
 }
 
 /** The SDK's host/port/protocol from a base URL (https://github.com/stripe/stripe-node#configuration). */

@@ -1,3 +1,4 @@
+import { checkoutOrigins } from '../checkout-origins.js'
 import { AppError } from '../../../domain/errors.js'
 import { isInAnyIpRange, parseIpRange, type IpRange } from '../../../domain/ip-range.js'
 import {
@@ -76,10 +77,7 @@ export function createYooKassaProvider(settings: YooKassaSettings): PaymentProvi
     name: 'yookassa',
     capabilities: { checkout: true, simulate: false, hold: true, refund: true, fetch: true },
     // a redirect confirmation opens at yoomoney.ru (`confirmation.confirmation_url`); a local fake serves its own
-    checkoutOrigins:
-      new URL(settings.apiUrl).origin === new URL(YOOKASSA_API_URL).origin
-        ? ['https://yoomoney.ru']
-        : ['https://yoomoney.ru', new URL(settings.apiUrl).origin],
+    checkoutOrigins: checkoutOrigins('https://yoomoney.ru', settings.apiUrl, YOOKASSA_API_URL),
     // A payment's currency must be the shop account's (https://yookassa.ru/developers/api#create_payment,
     // amount.currency): RUB for a shop in Russia. The reference lists other ISO codes for accounts set up in them;
     // we offer none we cannot test.
