@@ -133,11 +133,11 @@ export function transition(inv: Invoice, input: TransitionInput): TransitionResu
   // event's — are the clock's, but never before the previous change (a paid_at earlier than held_at, an
   // invoice.paid timestamped before its invoice.hold, would tell the wrong order).
   const prev = inv.updatedAt.getTime()
-  const seen = input.now.getTime() >= prev ? input.now : inv.updatedAt
+  const { updatedAt, seen } = changeTimes(inv, input.now)
   const invoice: Invoice = {
     ...inv,
     status: to,
-    updatedAt: new Date(Math.max(input.now.getTime(), prev + 1)),
+    updatedAt,
     paidAt: to === 'paid' ? seen : inv.paidAt,
     heldAt: to === 'hold' ? seen : inv.heldAt,
     credited: to === 'paid' ? (input.credited ?? inv.amount) : inv.credited,
@@ -165,8 +165,22 @@ export function touchWithEvent(
   now: Date,
   eventId: EventId,
 ): { readonly invoice: Invoice; readonly event: InvoiceEvent } {
+  const { updatedAt, seen } = changeTimes(inv, now)
+  return {
+    invoice: { ...inv, updatedAt },
+    event: { id: eventId, invoiceId: inv.id, merchantId: inv.merchantId, type, createdAt: seen },
+  }
+}
+
+/**
+ * The times of a change to `inv` read at `now` (see `transition`): `updatedAt` strictly after the previous change
+ * (the webhook order key), and `seen`, the clock's time but never before the previous change (what the merchant is
+ * shown: paid_at, held_at, the event's timestamp).
+ */
+function changeTimes(inv: Invoice, now: Date): { readonly updatedAt: Date; readonly seen: Date } {
   const prev = inv.updatedAt.getTime()
-  const invoice: Invoice = { ...inv, updatedAt: new Date(Math.max(now.getTime(), prev + 1)) }
-  const at = now.getTime() >= prev ? now : inv.updatedAt
-  return { invoice, event: { id: eventId, invoiceId: inv.id, merchantId: inv.merchantId, type, createdAt: at } }
+  return {
+    updatedAt: new Date(Math.max(now.getTime(), prev + 1)),
+    seen: now.getTime() >= prev ? now : inv.updatedAt,
+  }
 }
