@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { ProviderMetrics } from '../../ports/provider-metrics.js'
+import { scrapeRead } from './scrape-read.js'
 
 /**
  * Acquirer metrics (docs/providers.md#metrics), in the workers' registry: notifications by provider and result, and
@@ -15,13 +16,8 @@ export function createProviderMetrics(
     labelNames: ['provider', 'result'] as const,
     registers: [registry],
   })
-  let cached: { at: number; stats: Promise<{ due: number; oldestDueAgeSeconds: number } | undefined> } | undefined
-  const stats = () => {
-    const now = performance.now()
-    if (cached === undefined || now - cached.at > 250)
-      cached = { at: now, stats: opts.dueStats().catch(() => undefined) }
-    return cached.stats
-  }
+  // one database read serves both gauges of a scrape
+  const stats = scrapeRead(opts.dueStats)
   new Gauge({
     name: 'reconcile_due',
     help: 'Acquirer payments due a reconciliation check now',

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { WebhookMetrics } from '../../ports/webhook-metrics.js'
+import { scrapeRead } from './scrape-read.js'
 
 export interface WebhookQueueStats {
   readonly pending: number
@@ -36,14 +37,7 @@ export function createWebhookMetrics(opts: { queueStats: () => Promise<WebhookQu
   })
 
   // one database read serves both gauges of a scrape
-  let cached: { at: number; stats: Promise<WebhookQueueStats | undefined> } | undefined
-  const stats = (): Promise<WebhookQueueStats | undefined> => {
-    const now = performance.now()
-    if (cached === undefined || now - cached.at > 250) {
-      cached = { at: now, stats: opts.queueStats().catch(() => undefined) } // storage down: keep the last values
-    }
-    return cached.stats
-  }
+  const stats = scrapeRead(opts.queueStats)
   new Gauge({
     name: 'webhook_queue_depth',
     help: 'Webhook deliveries pending (waiting for a retry, due, or in flight)',
