@@ -26,17 +26,17 @@ export async function startCheckout(
   lang?: string,
 ): Promise<{ readonly redirectUrl: string }> {
   const id = requireInvoiceId(rawId)
-  const invoice = await deps.store.invoices.findById(id)
-  if (invoice === undefined) throw new AppError('invoice_not_found', 'no such invoice')
-  const provider = deps.providers.forService(invoice.service)
-  if (!provider.capabilities.checkout) {
-    throw new AppError('not_found', 'this invoice is paid on its payment page, not at a hosted checkout')
-  }
   // a click waits for another's answer at most as long as the acquirer may take to give it
   let waits = Math.ceil((deps.acquirers.timeoutMs + 1000) / WAIT_STEP_MS)
   for (;;) {
+    // read again on each round: the invoice may have been paid, expired or cancelled while this click waited
+    const current = await deps.store.invoices.findById(id)
+    if (current === undefined) throw new AppError('invoice_not_found', 'no such invoice')
+    const provider = deps.providers.forService(current.service)
+    if (!provider.capabilities.checkout) {
+      throw new AppError('not_found', 'this invoice is paid on its payment page, not at a hosted checkout')
+    }
     const now = deps.clock.now()
-    const current = (await deps.store.invoices.findById(id)) ?? invoice
     assertPayable(current, now)
     const attempts = await deps.store.attempts.listByInvoice(id)
     const last = attempts.at(-1)
