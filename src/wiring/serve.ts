@@ -31,8 +31,8 @@ export async function serve(config: Config): Promise<void> {
       "SANDBOX is on: the payment pages of these services' invoices have test controls, and anyone holding such an invoice's payment link can mark it paid; set SANDBOX=false unless this is a test installation",
     )
   }
-  await app.listen({ port: config.port, host: config.host })
-  startWorkers(rt)
+  // Before listen: it logs "Server listening" for its first address and resolves only once every address of the
+  // host (localhost: 127.0.0.1 and ::1) listens, and a SIGTERM in between must still shut down cleanly.
   let closing = false
   const shutdown = (signal: string): void => {
     if (closing) return
@@ -42,4 +42,6 @@ export async function serve(config: Config): Promise<void> {
   }
   process.once('SIGTERM', () => shutdown('SIGTERM'))
   process.once('SIGINT', () => shutdown('SIGINT'))
+  await app.listen({ port: config.port, host: config.host })
+  if (!closing) startWorkers(rt)
 }

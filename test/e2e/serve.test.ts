@@ -41,7 +41,9 @@ describe('invoice-service serve (the npm start path)', () => {
       })
       let out = ''
       child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+      const exited = new Promise<number | string | null>((resolve) =>
+        child.on('exit', (code, signal) => resolve(code ?? signal)),
+      )
       try {
         const deadline = Date.now() + 20_000
         while (!out.includes('Server listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
@@ -108,7 +110,9 @@ describe('invoice-service serve (the npm start path)', () => {
       })
       let out = ''
       child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+      const exited = new Promise<number | string | null>((resolve) =>
+        child.on('exit', (code, signal) => resolve(code ?? signal)),
+      )
       try {
         const deadline = Date.now() + 20_000
         while (!out.includes('Server listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
