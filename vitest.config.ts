@@ -18,6 +18,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    setupFiles: ['test/setup.ts'],
     projects: [
       {
         extends: true,

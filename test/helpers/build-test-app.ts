@@ -11,7 +11,7 @@ import type { Clock } from '../../src/ports/clock.js'
 import type { RequestTimeout } from '../../src/http/deps.js'
 import type { PaymentProvider } from '../../src/ports/payment-provider.js'
 import { FakeClock } from './fake-clock.js'
-import { createTestSchema, type TestSchema } from './postgres.js'
+import { leaseEmptySchema } from './postgres.js'
 
 export type TestDb = 'sqlite' | 'postgres'
 
@@ -45,7 +45,8 @@ export interface TestApp {
 
 /**
  * The real app with a fake clock: the same buildApp production uses, over in-memory SQLite or, on PostgreSQL,
- * over a fresh schema of its own (dropped by close()), so every app starts as empty as an in-memory database.
+ * over a schema of its own with no rows (emptied by close() for the file's next app), so every app starts as empty as
+ * an in-memory database.
  * An explicit `DATABASE_URL` in `env` is used as it is.
  */
 export async function buildTestApp(
@@ -65,8 +66,7 @@ export async function buildTestApp(
   } = {},
 ): Promise<TestApp> {
   const db = opts.db ?? TEST_DB
-  const schema: TestSchema | undefined =
-    db === 'postgres' && env.DATABASE_URL === undefined ? await createTestSchema() : undefined
+  const schema = db === 'postgres' && env.DATABASE_URL === undefined ? await leaseEmptySchema() : undefined
   const config = loadConfig(
     {
       DATABASE_URL: schema?.url ?? 'sqlite::memory:',
@@ -113,7 +113,7 @@ export async function buildTestApp(
     },
     async close() {
       await rt.close() // the app, the workers, then what the runtime opened: production's shutdown order
-      await schema?.drop()
+      await schema?.release()
     },
   }
 }
