@@ -3,6 +3,7 @@ import jsQRModule from 'jsqr'
 import { PNG } from 'pngjs'
 import QRCode from 'qrcode'
 import { describe, expect, it } from 'vitest'
+import { createRequire } from 'node:module'
 import { crc32, inflateSync } from 'node:zlib'
 import { qrDataUri, qrPng } from './qr.js'
 
@@ -133,6 +134,24 @@ describe('qrPng', () => {
       }),
       { numRuns: 150 },
     )
+  })
+})
+
+describe("qrcode's Reed–Solomon generator polynomials", () => {
+  const require = createRequire(import.meta.url)
+  type Poly = { generateECPolynomial: (d: number) => Uint8Array; mul: (a: Uint8Array, b: Uint8Array) => Uint8Array }
+  const polynomial = require('qrcode/lib/core/polynomial.js') as Poly
+  const gf = require('qrcode/lib/core/galois-field.js') as { exp: (n: number) => number }
+
+  it('are made once per degree by qr.ts, and equal to the product of (x − αⁱ) qrcode makes', () => {
+    // every degree a QR block has, versions 1–40 and levels L–H
+    for (const degree of [7, 10, 13, 15, 16, 17, 18, 20, 22, 24, 26, 28, 30]) {
+      let expected: Uint8Array = Uint8Array.of(1)
+      for (let i = 0; i < degree; i++) expected = polynomial.mul(expected, Uint8Array.of(1, gf.exp(i)))
+      const made = polynomial.generateECPolynomial(degree)
+      expect([...made]).toEqual([...expected])
+      expect(polynomial.generateECPolynomial(degree)).toBe(made)
+    }
   })
 })
 

@@ -8,8 +8,36 @@
 // modes, pointless for URLs, which are bytes anyway) and in scoring all 8 masks. We pass one byte segment and a
 // fixed mask: every mask is valid per ISO/IEC 18004 and decodes the same; the score only nudges readability, and
 // the tests decode every code we render.
+import { createRequire } from 'node:module'
 import QRCode from 'qrcode'
 import { modulesPng } from './qr-png.js'
+
+// qrcode makes the Reed–Solomon generator polynomial of the symbol's block size again for every code (its
+// ReedSolomonEncoder calls polynomial.js generateECPolynomial), though it depends on that size alone: 13 degrees
+// exist in all versions and levels. Made once per degree and kept, by replacing the function on qrcode's module
+// object, through which the encoder calls it; the encoder only reads the polynomial. Should a qrcode release move
+// that function, this does nothing and codes are made as before (qr.test.ts checks that the cache is in place).
+cacheGeneratorPolynomials()
+
+function cacheGeneratorPolynomials(): void {
+  let polynomial: { generateECPolynomial?: unknown }
+  try {
+    polynomial = createRequire(import.meta.url)('qrcode/lib/core/polynomial.js') as typeof polynomial
+  } catch {
+    return
+  }
+  const generate = polynomial.generateECPolynomial
+  if (typeof generate !== 'function') return
+  const made = new Map<number, Uint8Array>()
+  polynomial.generateECPolynomial = (degree: number): Uint8Array => {
+    let p = made.get(degree)
+    if (p === undefined) {
+      p = generate(degree) as Uint8Array
+      made.set(degree, p)
+    }
+    return p
+  }
+}
 
 const QR_OPTIONS = { errorCorrectionLevel: 'M', maskPattern: 0 } as const
 
