@@ -9,6 +9,10 @@
 //   BENCH_SEED=3000    invoices seeded for getInfo     BENCH_WARMUP=3  seconds of the same load, unmeasured, first
 //   BENCH_DATABASE_URL=postgres://…  run the service on PostgreSQL instead of a fresh SQLite file
 //   BENCH_NODE_ARGS="--single-threaded-gc"  Node flags for the service (docs/performance.md#reproduce)
+//   BENCH_RUNS=3       whole runs (a fresh database and servers each); prints the median of each figure
+//
+// The headline is each profile against its floor (getInfo and create: their req/s over their floor's); the ratio to
+// the bare server stays in the table as context. The JSON keeps every run's figures (`runs`) beside the medians.
 //
 // Needs wrk (Debian: apt-get install wrk) and a built dist/ (npm run build). Writes bench/results/<time>.json.
 import { spawn } from 'node:child_process'
@@ -30,6 +34,7 @@ import {
   wrkScript,
 } from './lib.mjs'
 import { coreShares, coreTimes, processCpuSeconds } from './cpu.mjs'
+import { headline, medianOfRuns, withRatios } from './summary.mjs'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -39,167 +44,206 @@ const SEED = Number(process.env.BENCH_SEED ?? 3000)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
 const DATABASE_URL = process.env.BENCH_DATABASE_URL
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '')
-const work = mkdtempSync(join(tmpdir(), 'invoice-bench-'))
+const RUNS = Number(process.env.BENCH_RUNS ?? 1)
 requireWrk()
-
-const env = serviceEnv(DATABASE_URL ?? `sqlite:${join(work, 'bench.db')}`)
-// A merchant for the run, created with the CLI as an operator would.
-const merchant = createMerchant(env)
 
 const PORT = 18080
 const BARE_PORT = 18081
 const FLOOR_PORT = 18082
-const service = await startService({
-  env,
-  port: PORT,
-  logFile: join(work, 'service.log'),
-  core: 0,
-  nodeArgs: NODE_ARGS,
-})
 
-const base = `http://127.0.0.1:${PORT}`
-const headers = { 'content-type': 'application/json', 'x-api-key': merchant.api_key }
-const ids = []
-let next = 0
-await Promise.all(
-  Array.from({ length: 32 }, async () => {
-    while (next < SEED) {
-      const n = next++
-      const res = await fetch(`${base}/api/v1/invoices`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ order_id: `seed-${n}`, amount: '100.00', currency: 'RUB' }),
-      })
-      ids.push((await res.json()).order_id)
-    }
-  }),
-)
-writeFileSync(join(work, 'ids.txt'), ids.join('\n'))
-const sample = await (
-  await fetch(`${base}/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${ids[0]}`, { headers })
-).text()
+/** One whole run: a fresh database, the servers, every profile measured; its results with their ratios. */
+async function run() {
+  const work = mkdtempSync(join(tmpdir(), 'invoice-bench-'))
+  const env = serviceEnv(DATABASE_URL ?? `sqlite:${join(work, 'bench.db')}`)
+  // A merchant for the run, created with the CLI as an operator would.
+  const merchant = createMerchant(env)
 
-// The limit: the same machine, a bare server, a fixed body of the same size.
-const bareScript = `const http=require('node:http');const b=Buffer.from(${JSON.stringify(sample)});http.createServer((q,s)=>{s.writeHead(200,{'content-type':'application/json','content-length':b.length});s.end(b)}).listen(${BARE_PORT},'127.0.0.1')`
-const [bareCmd, bareArgs] = pin(0, process.execPath, ['-e', bareScript])
-const bare = spawn(bareCmd, bareArgs, { stdio: 'inherit' })
-await waitFor(`http://127.0.0.1:${BARE_PORT}/`)
-let floor
-if (DATABASE_URL === undefined) {
-  // create's floor writes to a database of its own, made by the service's migrations with a merchant in it
-  const createDb = join(work, 'floor-create.db')
-  const createMerchantId = createMerchant(serviceEnv(`sqlite:${createDb}`)).merchant_id
-  const [floorCmd, floorArgs] = pin(0, process.execPath, [
-    join(ROOT, 'bench', 'floor-server.mjs'),
-    String(FLOOR_PORT),
-    join(work, 'bench.db'),
-    join(work, 'floor.log'),
-    createDb,
-  ])
-  floor = spawn(floorCmd, floorArgs, {
-    stdio: 'inherit',
-    env: { ...process.env, FLOOR_API_KEY: merchant.api_key, FLOOR_CREATE_MERCHANT: createMerchantId },
+  const service = await startService({
+    env,
+    port: PORT,
+    logFile: join(work, 'service.log'),
+    core: 0,
+    nodeArgs: NODE_ARGS,
   })
-  await waitFor(`http://127.0.0.1:${FLOOR_PORT}/`)
-}
 
-const IDS = invoiceRequestsLua(join(work, 'ids.txt'), merchant)
-const lua = (body) => wrkScript(work, body)
-const profiles = [
-  { name: 'bare node:http (the limit)', url: `http://127.0.0.1:${BARE_PORT}/`, pid: bare.pid, script: lua('') },
-  ...(floor === undefined
-    ? []
-    : [
-        {
-          name: "floor: getInfo's own work without the framework",
-          url: `http://127.0.0.1:${FLOOR_PORT}/`,
-          pid: floor.pid,
-          script: lua(`${IDS}\nrequest = getinfo`),
-        },
-      ]),
-  ...(floor === undefined
-    ? []
-    : [
-        {
-          name: "floor: create's own work without the framework",
-          url: `http://127.0.0.1:${FLOOR_PORT}/`,
-          pid: floor.pid,
-          script: lua(`${IDS}\nrequest = create`),
-        },
-      ]),
-  { name: 'getInfo', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = getinfo`) },
-  { name: 'create', url: base, pid: service.child.pid, script: lua(`${IDS}\nrequest = create`) },
-  {
-    name: 'mixed (80% getInfo, 20% create)',
-    url: base,
-    pid: service.child.pid,
-    script: lua(`${IDS}\nrequest = function() if math.random() < 0.8 then return getinfo() end return create() end`),
-  },
-]
+  const base = `http://127.0.0.1:${PORT}`
+  const headers = { 'content-type': 'application/json', 'x-api-key': merchant.api_key }
+  const ids = []
+  let next = 0
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < SEED) {
+        const n = next++
+        const res = await fetch(`${base}/api/v1/invoices`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ order_id: `seed-${n}`, amount: '100.00', currency: 'RUB' }),
+        })
+        ids.push((await res.json()).order_id)
+      }
+    }),
+  )
+  writeFileSync(join(work, 'ids.txt'), ids.join('\n'))
+  const sample = await (
+    await fetch(`${base}/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${ids[0]}`, { headers })
+  ).text()
 
-// The service's own time per request over a profile, from its access log (`ms`: from the request's arrival in
-// the framework to its answer written): what wrk measures beyond it was spent queued, in the kernel or in wrk.
-const LOG = join(work, 'service.log')
-const logSize = () => statSync(LOG).size
-function serverTimes(from) {
-  const text = readFileSync(LOG).subarray(from).toString('utf8')
-  const ms = [...text.matchAll(/"ms":([0-9.]+),"msg":"request completed"/g)].map((m) => Number(m[1]))
-  ms.sort((a, b) => a - b)
-  return { p99_ms: ms[Math.floor(ms.length * 0.99)] ?? NaN, max_ms: ms.at(-1) ?? NaN }
-}
-
-const results = []
-for (const p of profiles) {
-  if (WARMUP > 0) runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: WARMUP })
-  const from = p.url === base ? logSize() : undefined
-  const cpuBefore = processCpuSeconds(p.pid)
-  const coresBefore = coreTimes()
-  const r = runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: DURATION })
-  const cpuAfter = processCpuSeconds(p.pid)
-  const coresAfter = coreTimes()
-  // the server process's CPU (all its threads) per answered request, and how busy each core was meanwhile
-  const cpu_us_per_request =
-    cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests
-  const cores = coresBefore === undefined || coresAfter === undefined ? undefined : coreShares(coresBefore, coresAfter)
-  let server
-  if (from !== undefined) {
-    // the log is written asynchronously: a moment for its last lines
-    await new Promise((done) => setTimeout(done, 500))
-    server = serverTimes(from)
+  // The limit: the same machine, a bare server, a fixed body of the same size.
+  const bareScript = `const http=require('node:http');const b=Buffer.from(${JSON.stringify(sample)});http.createServer((q,s)=>{s.writeHead(200,{'content-type':'application/json','content-length':b.length});s.end(b)}).listen(${BARE_PORT},'127.0.0.1')`
+  const [bareCmd, bareArgs] = pin(0, process.execPath, ['-e', bareScript])
+  const bare = spawn(bareCmd, bareArgs, { stdio: 'inherit' })
+  await waitFor(`http://127.0.0.1:${BARE_PORT}/`)
+  let floor
+  if (DATABASE_URL === undefined) {
+    // create's floor writes to a database of its own, made by the service's migrations with a merchant in it
+    const createDb = join(work, 'floor-create.db')
+    const createMerchantId = createMerchant(serviceEnv(`sqlite:${createDb}`)).merchant_id
+    const [floorCmd, floorArgs] = pin(0, process.execPath, [
+      join(ROOT, 'bench', 'floor-server.mjs'),
+      String(FLOOR_PORT),
+      join(work, 'bench.db'),
+      join(work, 'floor.log'),
+      createDb,
+    ])
+    floor = spawn(floorCmd, floorArgs, {
+      stdio: 'inherit',
+      env: { ...process.env, FLOOR_API_KEY: merchant.api_key, FLOOR_CREATE_MERCHANT: createMerchantId },
+    })
+    await waitFor(`http://127.0.0.1:${FLOOR_PORT}/`)
   }
-  results.push({
-    profile: p.name,
-    rps: r.rps,
-    p50_ms: r.p50_ms,
-    p99_ms: r.p99_ms,
-    errors: r.errors,
-    server_time: server,
-    cpu_us_per_request,
-    cores,
-  })
-}
-const limit = results[0].rps
-for (const r of results) r.ratio = r.rps / limit
 
-bare.kill('SIGTERM')
-floor?.kill('SIGTERM')
-await service.stop()
+  const IDS = invoiceRequestsLua(join(work, 'ids.txt'), merchant)
+  const lua = (body) => wrkScript(work, body)
+  const profiles = [
+    {
+      key: 'bare',
+      name: 'bare node:http (the limit)',
+      url: `http://127.0.0.1:${BARE_PORT}/`,
+      pid: bare.pid,
+      script: lua(''),
+    },
+    ...(floor === undefined
+      ? []
+      : [
+          {
+            key: 'floor-getinfo',
+            name: "floor: getInfo's own work without the framework",
+            url: `http://127.0.0.1:${FLOOR_PORT}/`,
+            pid: floor.pid,
+            script: lua(`${IDS}\nrequest = getinfo`),
+          },
+        ]),
+    ...(floor === undefined
+      ? []
+      : [
+          {
+            key: 'floor-create',
+            name: "floor: create's own work without the framework",
+            url: `http://127.0.0.1:${FLOOR_PORT}/`,
+            pid: floor.pid,
+            script: lua(`${IDS}\nrequest = create`),
+          },
+        ]),
+    {
+      key: 'getinfo',
+      floor: floor === undefined ? undefined : 'floor-getinfo',
+      name: 'getInfo',
+      url: base,
+      pid: service.child.pid,
+      script: lua(`${IDS}\nrequest = getinfo`),
+    },
+    {
+      key: 'create',
+      floor: floor === undefined ? undefined : 'floor-create',
+      name: 'create',
+      url: base,
+      pid: service.child.pid,
+      script: lua(`${IDS}\nrequest = create`),
+    },
+    {
+      key: 'mixed',
+      name: 'mixed (80% getInfo, 20% create)',
+      url: base,
+      pid: service.child.pid,
+      script: lua(`${IDS}\nrequest = function() if math.random() < 0.8 then return getinfo() end return create() end`),
+    },
+  ]
+
+  // The service's own time per request over a profile, from its access log (`ms`: from the request's arrival in
+  // the framework to its answer written): what wrk measures beyond it was spent queued, in the kernel or in wrk.
+  const LOG = join(work, 'service.log')
+  const logSize = () => statSync(LOG).size
+  function serverTimes(from) {
+    const text = readFileSync(LOG).subarray(from).toString('utf8')
+    const ms = [...text.matchAll(/"ms":([0-9.]+),"msg":"request completed"/g)].map((m) => Number(m[1]))
+    ms.sort((a, b) => a - b)
+    return { p99_ms: ms[Math.floor(ms.length * 0.99)] ?? NaN, max_ms: ms.at(-1) ?? NaN }
+  }
+
+  const results = []
+  for (const p of profiles) {
+    if (WARMUP > 0) runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: WARMUP })
+    const from = p.url === base ? logSize() : undefined
+    const cpuBefore = processCpuSeconds(p.pid)
+    const coresBefore = coreTimes()
+    const r = runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: DURATION })
+    const cpuAfter = processCpuSeconds(p.pid)
+    const coresAfter = coreTimes()
+    // the server process's CPU (all its threads) per answered request, and how busy each core was meanwhile
+    const cpu_us_per_request =
+      cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests
+    const cores =
+      coresBefore === undefined || coresAfter === undefined ? undefined : coreShares(coresBefore, coresAfter)
+    let server
+    if (from !== undefined) {
+      // the log is written asynchronously: a moment for its last lines
+      await new Promise((done) => setTimeout(done, 500))
+      server = serverTimes(from)
+    }
+    results.push({
+      key: p.key,
+      profile: p.name,
+      ...(p.floor === undefined ? {} : { floor: p.floor }),
+      rps: r.rps,
+      p50_ms: r.p50_ms,
+      p99_ms: r.p99_ms,
+      errors: r.errors,
+      server_time: server,
+      cpu_us_per_request,
+      cores,
+    })
+  }
+  bare.kill('SIGTERM')
+  floor?.kill('SIGTERM')
+  await service.stop()
+  rmSync(work, { recursive: true, force: true })
+  return withRatios(results)
+}
+
+const runs = []
+for (let i = 0; i < RUNS; i++) {
+  runs.push(await run())
+  if (RUNS > 1) console.log(`run ${i + 1} of ${RUNS}: ${headline(runs[i]).join('; ')}`)
+}
+const results = medianOfRuns(runs)
 
 const machine = machineInfo()
 console.log(
   `\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; ${hasTaskset ? 'server on core 0, wrk on core 1' : 'not pinned (no taskset)'}`,
 )
 console.log(
-  `database: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite (synchronous=full)'}; ${CONNECTIONS} connections, ${DURATION} s per profile after ${WARMUP} s of warm-up, ${SEED} seeded invoices${NODE_ARGS.length > 0 ? `; service started with node ${NODE_ARGS.join(' ')}` : ''}\n`,
+  `database: ${DATABASE_URL ? 'PostgreSQL' : 'SQLite (synchronous=full)'}; ${CONNECTIONS} connections, ${DURATION} s per profile after ${WARMUP} s of warm-up, ${SEED} seeded invoices${NODE_ARGS.length > 0 ? `; service started with node ${NODE_ARGS.join(' ')}` : ''}${RUNS > 1 ? `; the median of ${RUNS} runs` : ''}\n`,
 )
+for (const line of headline(results)) console.log(line)
+console.log('')
 // CPU columns: the server's CPU time per request, and each core's busy share (with pinning, the server's core
 // first, then wrk's): a core near 100 % is where the profile's limit is.
 const withCpu = results.every((r) => r.cpu_us_per_request !== undefined && r.cores !== undefined)
 const coresHeading = hasTaskset ? 'busy: server core / wrk core' : 'busy: each core'
 console.log(
-  `| profile | req/s | p50 ms | p99 ms | errors | ratio to bare | time in the service p99 / max ms |${withCpu ? ` server CPU µs/request | ${coresHeading} |` : ''}`,
+  `| profile | req/s | p50 ms | p99 ms | errors | ratio to floor | ratio to bare | time in the service p99 / max ms |${withCpu ? ` server CPU µs/request | ${coresHeading} |` : ''}`,
 )
-console.log(`|---|---:|---:|---:|---:|---:|---:|${withCpu ? '---:|---:|' : ''}`)
+console.log(`|---|---:|---:|---:|---:|---:|---:|---:|${withCpu ? '---:|---:|' : ''}`)
 for (const r of results) {
   const own =
     r.server_time === undefined ? '' : `${r.server_time.p99_ms.toFixed(2)} / ${r.server_time.max_ms.toFixed(1)}`
@@ -208,8 +252,9 @@ for (const r of results) {
   const cpu = withCpu
     ? ` ${r.cpu_us_per_request.toFixed(1)} | ${shown.map((c) => `${Math.round(c.busy * 100)} %`).join(' / ')} |`
     : ''
+  const toFloor = r.ratio_to_floor === undefined ? '' : r.ratio_to_floor.toFixed(2)
   console.log(
-    `| ${r.profile} | ${Math.round(r.rps).toLocaleString('en')} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ${r.ratio.toFixed(2)} | ${own} |${cpu}`,
+    `| ${r.profile} | ${Math.round(r.rps).toLocaleString('en')} | ${r.p50_ms.toFixed(2)} | ${r.p99_ms.toFixed(2)} | ${r.errors} | ${toFloor} | ${r.ratio.toFixed(2)} | ${own} |${cpu}`,
   )
 }
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
@@ -225,11 +270,12 @@ writeFileSync(
       connections: CONNECTIONS,
       duration_s: DURATION,
       warmup_s: WARMUP,
+      // one run: its figures; several: the median of each (errors: all runs' added up), every run's in `runs`
       results,
+      ...(RUNS > 1 ? { runs } : {}),
     },
     null,
     2,
   ),
 )
 console.log(`\nwritten: ${file}`)
-rmSync(work, { recursive: true, force: true })
