@@ -22,6 +22,20 @@ describe('isoTime', () => {
     for (const ms of edges) expect(isoTime(new Date(ms))).toBe(new Date(ms).toISOString())
   })
 
+  it('keeps each date right when consecutive calls alternate between days (the last day is remembered)', () => {
+    const instants = [
+      1_795_727_692_876,
+      1_795_727_692_876 - 86_400_000,
+      1_795_727_692_877,
+      -1,
+      0,
+      86_399_999,
+      86_400_000,
+    ]
+    for (const ms of [...instants, ...instants.reverse()])
+      expect(isoTime(new Date(ms))).toBe(new Date(ms).toISOString())
+  })
+
   it('hands other years and invalid dates to toISOString', () => {
     expect(isoTime(new Date(253_402_300_800_000))).toBe('+010000-01-01T00:00:00.000Z')
     expect(isoTime(new Date(-62_167_219_200_001))).toBe('-000001-12-31T23:59:59.999Z')
