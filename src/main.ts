@@ -15,7 +15,9 @@ import { serve } from './wiring/serve.js'
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let config: Config
   try {
-    config = loadConfig(env, currencyExponent)
+    config = loadConfig(env, currencyExponent, {
+      evmFactoryOptional: argv[0] === 'evm' && argv[1] === 'deploy-factory',
+    })
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`)

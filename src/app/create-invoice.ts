@@ -3,7 +3,9 @@ import { AppError, validationFailed } from '../domain/errors.js'
 import type { EventId, InvoiceId } from '../domain/ids.js'
 import { readStatus, transition, type Invoice } from '../domain/invoice.js'
 import { validateCreateRequest, type CreateInvoiceInput, type ValidCreateRequest } from '../domain/invoice-request.js'
+import type { Deposit } from '../domain/evm-deposit.js'
 import type { Merchant } from '../domain/merchant.js'
+import type { PaymentSession } from '../ports/payment-provider.js'
 import type { Tx } from '../ports/store.js'
 import type { AppDeps } from './deps.js'
 import { recordEvent, type RecordEventDeps } from './record-event.js'
@@ -59,13 +61,22 @@ export async function createInvoice(
   const now = deps.clock.now()
   const id = deps.newId() as InvoiceId
   const payUrl = `${deps.publicUrl}/pay/${id}`
-  const session = provider.createPayment({
-    invoiceId: id,
-    amount: req.amount,
-    currency: req.currency,
-    service: req.service,
-    payUrl,
-  })
+  const expiresAt = new Date(now.getTime() + req.lifetimeSeconds * 1000)
+  const request = { invoiceId: id, amount: req.amount, currency: req.currency, service: req.service, payUrl }
+  let session: PaymentSession
+  let deposit: Deposit | undefined
+  if (provider.deposits !== undefined) {
+    // docs/stablecoins.md#payout-addresses: the deposit forwards only to the merchant's own address
+    const payout = await deps.store.evm.findPayout(merchant.id, req.service)
+    if (payout === undefined)
+      throw validationFailed([
+        {
+          field: 'service',
+          message: `service ${req.service} needs a payout address for this merchant (invoice-service merchant set-payout)`,
+        },
+      ])
+    ;({ session, deposit } = provider.deposits.prepare({ ...request, payout, expiresAt, now }))
+  } else session = provider.createPayment(request)
   const candidate: Invoice = {
     id,
     merchantId: merchant.id,
@@ -83,7 +94,7 @@ export async function createInvoice(
     credited: null,
     // docs/api.md#fees-and-credited: the fee on the terms in force now, kept with the invoice for when it is paid
     fee: serviceFee(deps.catalog, req.service, req.currency, req.amount),
-    expiresAt: new Date(now.getTime() + req.lifetimeSeconds * 1000),
+    expiresAt,
     paidAt: null,
     heldAt: null,
     createdAt: now,
@@ -95,7 +106,8 @@ export async function createInvoice(
   // does a repeat of a create, which writes nothing: the live invoice answers it (or refuses it), read as committed.
   // The transaction below runs only when the holder has to be expired first, or left the live set between the two
   // statements.
-  const insertAlone = deps.store.insertInvoice
+  // a deposit is written with its invoice, in one transaction
+  const insertAlone = deposit === undefined ? deps.store.insertInvoice : undefined
   if (insertAlone !== undefined) {
     if ((await insertAlone(candidate)) === 'inserted') return { invoice: candidate, isNew: true }
     const live = await deps.store.invoices.findLive(merchant.id, req.orderId)
@@ -108,8 +120,10 @@ export async function createInvoice(
     // After the insert alone lost, the holder is read first: inserting again would most likely lose again.
     let insertFirst = insertAlone === undefined
     for (let round = 0; round < 3; round += 1) {
-      if (insertFirst && (await tx.invoices.insert(candidate)) === 'inserted')
+      if (insertFirst && (await tx.invoices.insert(candidate)) === 'inserted') {
+        if (deposit !== undefined) await tx.evm.insertDeposit(deposit)
         return { invoice: candidate, isNew: true }
+      }
       insertFirst = true
       const live = await tx.invoices.findLive(merchant.id, req.orderId)
       if (live === undefined) continue // the holder left the live set between our two statements

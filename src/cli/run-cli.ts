@@ -14,6 +14,9 @@ export interface CliCommands {
   listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>
   revokeApiKey(keyId: string): Promise<void>
   rotateWebhookSecret(merchantId: string): Promise<{ webhookSecret: string; previousValidUntil: Date }>
+  /** The payout address stored (checksummed). */
+  setPayout(merchantId: string, service: string, address: string): Promise<string>
+  deployFactory(service: string | undefined): Promise<{ service: string; address: string }>
 }
 
 export interface CliIo {
@@ -33,6 +36,9 @@ Commands:
   key list --merchant ID                             list a merchant's keys (prefixes only)
   key revoke KEY_ID                                  revoke an API key
   webhook-secret rotate --merchant ID                new webhook secret; the old one keeps signing for the grace period
+  merchant set-payout --merchant ID --service S --address 0x…
+                                                     where the merchant's stablecoin deposits of S are forwarded
+  evm deploy-factory [--service S]                   deploy the deposit forwarders' factory; prints its address
 
 Every command but serve accepts --json: the output is then one JSON object and nothing else.
 Configuration comes from the environment (DATABASE_URL, …); see the README.
@@ -83,6 +89,8 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
   'key list': ['merchant'],
   'key revoke': [],
   'webhook-secret rotate': ['merchant'],
+  'merchant set-payout': ['merchant', 'service', 'address'],
+  'evm deploy-factory': ['service'],
 }
 
 /** `serve` runs only bare (main starts it); with options or arguments, before or after it, this says why. */
@@ -102,6 +110,8 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
       name: { type: 'string' },
       'default-service': { type: 'string' },
       merchant: { type: 'string' },
+      service: { type: 'string' },
+      address: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -234,6 +244,27 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
         `webhook_secret: ${obj.webhook_secret}\nThe previous secret keeps signing until ${obj.previous_valid_until}.`,
         obj,
       )
+      return
+    }
+    case 'merchant set-payout': {
+      noExtra(arg)
+      const merchantId = need(o.merchant, '--merchant ID')
+      const service = need(o.service, '--service S')
+      const address = await c.setPayout(merchantId, service, need(o.address, '--address 0x…'))
+      print(`payout address of ${merchantId} for ${service}: ${address}`, {
+        merchant_id: merchantId,
+        service,
+        address,
+      })
+      return
+    }
+    case 'evm deploy-factory': {
+      noExtra(arg)
+      const r = await c.deployFactory(o.service)
+      print(`${r.address}\n\nSet EVM_FACTORY_ADDRESS=${r.address} (chain of service ${r.service}).`, {
+        service: r.service,
+        factory_address: r.address,
+      })
       return
     }
     default:

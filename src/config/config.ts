@@ -10,6 +10,7 @@ import { readServices, type ServiceConfig } from './services.js'
 
 export type { ServiceConfig } from './services.js'
 export type { ProvidersConfig, ProviderName } from './providers.js'
+export type { EvmConfig, EvmServiceConfig } from './evm.js'
 
 export interface Config {
   readonly nodeEnv: string
@@ -64,7 +65,12 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const MAX_RETRY_DELAY_S = 2_592_000
 
 /** Reads and validates every variable; throws one ConfigError naming each bad one. */
-export function loadConfig(env: Env, exponentOf: (code: string) => number | undefined = () => 2): Config {
+export function loadConfig(
+  env: Env,
+  exponentOf: (code: string) => number | undefined = () => 2,
+  /** `evmFactoryOptional`: the command deploys the factory (`invoice-service evm deploy-factory`). */
+  opts: { readonly evmFactoryOptional?: boolean } = {},
+): Config {
   const isCurrency = (code: string): boolean => exponentOf(code) !== undefined
   const problems: string[] = []
   const bad = (name: string, message: string): void => {
@@ -153,7 +159,10 @@ export function loadConfig(env: Env, exponentOf: (code: string) => number | unde
     sandbox: bool('SANDBOX', true),
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', 'full', ['full', 'normal'] as const),
     redisUrl: redisUrl(raw('REDIS_URL'), bad),
-    providers: readProviders(reader, services, bad),
+    providers: readProviders(reader, services, bad, {
+      currencies,
+      evmFactoryOptional: opts.evmFactoryOptional ?? false,
+    }),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze(config)

@@ -5,9 +5,10 @@
  */
 import { parseIpRange } from '../domain/ip-range.js'
 import type { EnvReader, Report } from './env.js'
+import { readEvm, type EvmConfig } from './evm.js'
 import type { ServiceConfig } from './services.js'
 
-export const PROVIDER_NAMES = ['sandbox', 'stripe', 'yookassa'] as const
+export const PROVIDER_NAMES = ['sandbox', 'stripe', 'yookassa', 'evm'] as const
 export type ProviderName = (typeof PROVIDER_NAMES)[number]
 
 export interface StripeConfig {
@@ -32,6 +33,8 @@ export interface ProvidersConfig {
   readonly holdServices: readonly string[]
   readonly stripe: StripeConfig | undefined
   readonly yookassa: YooKassaConfig | undefined
+  /** Stablecoin services on EVM chains (docs/stablecoins.md#configuration); undefined when no service is bound to evm. */
+  readonly evm: EvmConfig | undefined
   /** PROVIDER_TIMEOUT in milliseconds: one call to an acquirer. */
   readonly timeoutMs: number
   /** RECONCILE_AFTER / RECONCILE_MAX_INTERVAL in seconds: when an attempt without news is asked about. */
@@ -58,7 +61,12 @@ function httpUrl(name: string, text: string | undefined, def: string, bad: Repor
   return def
 }
 
-export function readProviders(env: EnvReader, services: readonly ServiceConfig[], bad: Report): ProvidersConfig {
+export function readProviders(
+  env: EnvReader,
+  services: readonly ServiceConfig[],
+  bad: Report,
+  opts: { readonly currencies?: readonly string[]; readonly evmFactoryOptional?: boolean } = {},
+): ProvidersConfig {
   const bindings: Record<string, ProviderName> = {}
   for (const s of services) bindings[s.name] = 'sandbox'
   const seen = new Set<string>()
@@ -132,11 +140,17 @@ export function readProviders(env: EnvReader, services: readonly ServiceConfig[]
     }
   }
 
+  const evm = readEvm(env, used('evm'), opts.currencies ?? [], bad, opts.evmFactoryOptional)
+  // a deposit address takes what is sent; there is nothing to authorise and capture later
+  for (const s of holdServices)
+    if (bindings[s] === 'evm') bad('HOLD_SERVICES', `"${s}" is bound to evm, which cannot hold payments`)
+
   return {
     bindings,
     holdServices,
     stripe,
     yookassa,
+    evm,
     timeoutMs: env.int('PROVIDER_TIMEOUT', 10, 1, 120) * 1000,
     reconcileAfter: env.int('RECONCILE_AFTER', 300, 1, 86_400),
     reconcileMaxInterval: env.int('RECONCILE_MAX_INTERVAL', 3600, 1, 604_800),

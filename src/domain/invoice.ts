@@ -48,6 +48,12 @@ export interface Invoice {
    * so this invoice's changes, and the webhooks they cause, keep their order when clocks differ between instances.
    */
   readonly updatedAt: Date
+  /**
+   * When a payment sent before `expired_at` was first seen, while it waits for its confirmations (an `evm` deposit:
+   * docs/stablecoins.md#states): such an invoice does not expire until the payment is final or undone. Absent
+   * otherwise.
+   */
+  readonly paymentSeenAt?: Date
 }
 
 export type InvoiceEventType =
@@ -79,9 +85,14 @@ export function canTransition(from: Status, to: Status): boolean {
   return NEXT[from].includes(to)
 }
 
-/** docs/api.md#getinfo: a pending invoice past expired_at is never reported as pending. */
-export function readStatus(inv: Pick<Invoice, 'status' | 'expiresAt'>, now: Date): Status {
-  return inv.status === 'pending' && now.getTime() >= inv.expiresAt.getTime() ? 'expired' : inv.status
+/**
+ * docs/api.md#getinfo: a pending invoice past expired_at is never reported as pending — except while a payment sent
+ * before expired_at confirms (docs/stablecoins.md#states).
+ */
+export function readStatus(inv: Pick<Invoice, 'status' | 'expiresAt' | 'paymentSeenAt'>, now: Date): Status {
+  return inv.status === 'pending' && inv.paymentSeenAt === undefined && now.getTime() >= inv.expiresAt.getTime()
+    ? 'expired'
+    : inv.status
 }
 
 /**

@@ -13,7 +13,7 @@ import { payRoutes } from './routes/pay.js'
 import { providerRoutes } from './routes/providers.js'
 import { publicRoutes } from './routes/public.js'
 import { webhookRoutes } from './routes/webhooks.js'
-import { FieldErrorSchema, InvoiceSchema, ProblemSchema } from './schemas/common.js'
+import { FieldErrorSchema, InvoiceDetailSchema, InvoiceSchema, ProblemSchema } from './schemas/common.js'
 import { CreateInvoiceResponse, InvoiceListResponse } from './schemas/invoices.js'
 import { DeliveryAttemptSchema, DeliveryListResponse, DeliverySchema, TestWebhookResponse } from './schemas/webhooks.js'
 
@@ -89,6 +89,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     FieldErrorSchema,
     ProblemSchema,
     InvoiceSchema,
+    InvoiceDetailSchema,
     CreateInvoiceResponse,
     InvoiceListResponse,
     DeliveryAttemptSchema,

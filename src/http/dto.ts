@@ -1,3 +1,4 @@
+import type { DepositPayment } from '../app/get-deposit-payment.js'
 import type { DeliveryWithAttempts } from '../domain/delivery.js'
 import type { Invoice } from '../domain/invoice.js'
 import { invoiceView, storedExponent, type InvoiceView } from '../domain/invoice-view.js'
@@ -18,6 +19,27 @@ export interface CreateResponseWire {
 
 export function invoiceToWire(inv: Invoice, now: Date): InvoiceWire {
   return invoiceView(inv, now)
+}
+
+/** GET /api/v1/invoices/{id}: the invoice, and a stablecoin invoice's payment (docs/stablecoins.md#states). */
+export type InvoiceDetailWire = InvoiceWire & {
+  payment?: { received: string; confirmations: number; confirmations_required: number; tx_hash: string | null }
+  overpaid_amount?: string | null
+}
+
+export function invoiceDetailToWire(inv: Invoice, deposit: DepositPayment | undefined, now: Date): InvoiceDetailWire {
+  const wire = invoiceView(inv, now)
+  if (deposit === undefined) return wire
+  return {
+    ...wire,
+    payment: {
+      received: deposit.received,
+      confirmations: deposit.confirmations,
+      confirmations_required: deposit.required,
+      tx_hash: deposit.txHash,
+    },
+    overpaid_amount: deposit.overpaid,
+  }
 }
 
 export function createResponseToWire(

@@ -1,5 +1,6 @@
 import type { Minor } from '../domain/money.js'
 import type { InvoiceId } from '../domain/ids.js'
+import type { Deposit } from '../domain/evm-deposit.js'
 
 /**
  * The payment-provider port (docs/providers.md). Each configured service is bound to one provider; the registry
@@ -28,6 +29,37 @@ export interface PaymentSession {
   readonly url: string
   /** What the QR code encodes (the invoice's `qr_data`). */
   readonly qrData: string
+}
+
+/** A new invoice at a provider that is paid to an address of the invoice's own (`evm`: docs/stablecoins.md). */
+export interface DepositRequest extends PaymentRequest {
+  /** The merchant's payout address for the service (`merchant set-payout`): the deposit can only forward there. */
+  readonly payout: string
+  readonly expiresAt: Date
+  readonly now: Date
+}
+
+/**
+ * A provider whose buyers pay to a deposit address per invoice rather than at a checkout: create looks the merchant's
+ * payout address up and stores the deposit with the invoice. Local and quick, as `createPayment`. Throws
+ * `validation_failed` when the amount cannot be paid in the token's units.
+ */
+/** The token a deposit service is paid in, on its chain. */
+export interface DepositToken {
+  readonly chainId: number
+  /** The token contract, checksummed. */
+  readonly token: string
+  readonly decimals: number
+  /** Confirmations a transfer needs before it counts. */
+  readonly confirmations: number
+}
+
+export interface DepositScheme {
+  /** The token of a service bound to this provider; undefined for another service. */
+  tokenOf(service: string): DepositToken | undefined
+  /** A payout address as the chain spells it (checksummed), or undefined when it is not one (or the zero address). */
+  payoutAddress(text: string): string | undefined
+  prepare(request: DepositRequest): { readonly session: PaymentSession; readonly deposit: Deposit }
 }
 
 /** What a provider can do; the app asks these, never the provider's name. */
@@ -190,6 +222,8 @@ export interface PaymentProvider {
   readonly checkoutOrigins: readonly string[]
   /** Currencies this acquirer takes; undefined = every enabled currency. A create in another one is refused. */
   readonly currencies: readonly string[] | undefined
+  /** Present when the provider is paid to deposit addresses (`evm`); create then uses it instead of createPayment. */
+  readonly deposits?: DepositScheme
   /** Registers a payment for a new invoice. Local and quick: it runs on the create path. */
   createPayment(request: PaymentRequest): PaymentSession
   startCheckout(request: CheckoutRequest): Promise<CheckoutStarted>

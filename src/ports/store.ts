@@ -10,6 +10,7 @@ import type {
 } from '../domain/delivery.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../domain/merchant.js'
 import type { PaymentAttempt } from '../domain/payment-attempt.js'
+import type { EvmRepo } from './evm-store.js'
 
 /** A page position for newest-first listings: the last row's (createdAt, id). */
 export interface Cursor {
@@ -203,6 +204,8 @@ export interface Tx {
   readonly webhookSecrets: WebhookSecretRepo
   readonly deliveries: DeliveryRepo
   readonly attempts: AttemptRepo
+  /** The `evm` provider's deposits, transfers and sweeps (docs/stablecoins.md). */
+  readonly evm: EvmRepo
 }
 
 /** The storage port; adapters: SQLite (embedded default) and PostgreSQL. */
@@ -222,6 +225,7 @@ export interface Store {
   readonly webhookSecrets: WebhookSecretReader
   readonly deliveries: DeliveryReader
   readonly attempts: AttemptReader & Pick<AttemptRepo, 'dueStats'>
+  readonly evm: EvmRepo
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
   /** Resolves when the database answers a trivial query and can take writes now (readiness); rejects otherwise. */

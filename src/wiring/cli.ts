@@ -1,5 +1,6 @@
 /** The CLI's commands over a runtime's use cases. */
 import type { CliCommands } from '../cli/run-cli.js'
+import { deployEvmFactory } from './evm.js'
 import type { Runtime } from './runtime.js'
 
 /**
@@ -18,5 +19,8 @@ export function cliCommands(runtime: Runtime | (() => Promise<Runtime>)): CliCom
     listApiKeys: async (merchantId) => (await accounts()).listApiKeys(merchantId),
     revokeApiKey: async (keyId) => (await accounts()).revokeApiKey(keyId),
     rotateWebhookSecret: async (merchantId) => (await accounts()).rotateWebhookSecret(merchantId),
+    setPayout: async (merchantId, service, address) =>
+      (await accounts()).setPayoutAddress(merchantId, service, address),
+    deployFactory: async (service) => deployEvmFactory((await open()).config, service),
   }
 }

@@ -43,5 +43,9 @@ export async function buildProviders(
       }),
     )
   }
+  if (config.evm !== undefined) {
+    const { createEvmProvider } = await import('../adapters/providers/evm/evm-provider.js')
+    adapters.push(createEvmProvider(config.evm))
+  }
   return createProviderRegistry(config.bindings, adapters, config.holdServices)
 }

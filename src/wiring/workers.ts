@@ -1,6 +1,7 @@
 /** The in-process workers of every instance, over a runtime's use cases. */
 import { startSweeper, type Sweeper } from '../worker/sweeper.js'
 import { startWebhookDispatcher } from '../worker/webhook-dispatcher.js'
+import { startEvmWorkers } from './evm.js'
 import type { Runtime } from './runtime.js'
 
 export const SWEEP_BATCH = 200
@@ -20,7 +21,7 @@ export const WEBHOOK_SHUTDOWN_GRACE_MS = 5000
 export function startWorkers(
   rt: Runtime,
   intervalMs = 500,
-  opts: { webhooks?: boolean; webhookShutdownGraceMs?: number } = {},
+  opts: { webhooks?: boolean; webhookShutdownGraceMs?: number; evm?: boolean } = {},
 ): Sweeper {
   const { sweeps, dispatch } = rt.useCases
   const sweeper = startSweeper(
@@ -35,6 +36,8 @@ export function startWorkers(
     [{ name: 'reconcile-payments', run: async () => (await sweeps.reconcile(RECONCILE_BATCH)).checked }],
     { intervalMs: Math.max(intervalMs, RECONCILE_POLL_MS), log: rt.logger, batch: RECONCILE_BATCH },
   )
+  // stablecoin payments: the detector and the sweeper, when a service is bound to evm (docs/stablecoins.md)
+  const evm = opts.evm === false ? undefined : startEvmWorkers(rt)
   const dispatcher =
     opts.webhooks === false
       ? undefined
@@ -54,13 +57,17 @@ export function startWorkers(
       forget()
       await sweeper.stop()
       await reconciler.stop()
+      await evm?.stop()
       await dispatcher?.stop(opts.webhookShutdownGraceMs ?? WEBHOOK_SHUTDOWN_GRACE_MS)
     })())
   const forget = rt.stopOnClose('workers', stop)
   return {
     tick: async () => {
+      // the chain first: a payment mined before expired_at keeps its invoice from expiring (docs/stablecoins.md#states)
+      await evm?.detect()
       await sweeper.tick()
       await reconciler.tick()
+      await evm?.sweep()
     },
     stop,
   }

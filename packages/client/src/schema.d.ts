@@ -445,6 +445,68 @@ export interface components {
              */
             created_at: string;
         };
+        /** @description An invoice as getInfo returns it, with the stablecoin payment of an evm invoice */
+        InvoiceDetail: {
+            /**
+             * Format: uuid
+             * @description The invoice id
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description Your merchant id
+             */
+            merchant_id: string;
+            /**
+             * @description The merchant's own order identifier, as sent at creation
+             * @example order-1001
+             */
+            order_id: string;
+            /**
+             * @description Amount in major units
+             * @example 100.5
+             */
+            amount: number;
+            /** @example RUB */
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "hold" | "paid" | "failed" | "expired";
+            /** @example card */
+            service: string;
+            /**
+             * Format: uri
+             * @description Payment page link
+             */
+            url: string;
+            /** @description What the QR code encodes */
+            qr_data: string;
+            credited: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            expired_at: string;
+            paid_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            created_at: string;
+            /** @description Stablecoin (evm) invoices only: what the deposit address received (docs/stablecoins.md) */
+            payment?: {
+                /**
+                 * @description Everything seen at the deposit address, in the token's major units
+                 * @example 10.5
+                 */
+                received: string;
+                /** @description The latest transfer's confirmations so far */
+                confirmations: number;
+                /** @description Confirmations a transfer needs to count */
+                confirmations_required: number;
+                tx_hash: string | null;
+            };
+            overpaid_amount?: string | null;
+        };
         /**
          * @example {
          *       "order_id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
@@ -1217,13 +1279,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An invoice as getInfo returns it (and as webhooks carry it in `data`) */
+            /** @description An invoice as getInfo returns it, with the stablecoin payment of an evm invoice */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Invoice"];
+                    "application/json": components["schemas"]["InvoiceDetail"];
                 };
             };
             /** @description Problem with code `validation_failed` */

@@ -8,6 +8,7 @@ import type { Store, Tx } from '../../ports/store.js'
 import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './repositories/account-repos.js'
 import { KyselyAttemptRepo } from './repositories/attempt-repo.js'
 import { KyselyDeliveryRepo } from './repositories/delivery-repo.js'
+import { KyselyEvmRepo } from './repositories/evm-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './repositories/invoice-repo.js'
 import { appliedMigrations, migrationProvider } from './migrations/index.js'
 import { QueryCache, type BatchedWrite, type DirectRead, type FastPaths, type PreparedQuery } from './query-cache.js'
@@ -47,6 +48,7 @@ function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: Q
     webhookSecrets: new KyselyWebhookSecretRepo(db, guard),
     deliveries: new KyselyDeliveryRepo(db, guard, dialect),
     attempts: new KyselyAttemptRepo(db, guard, dialect),
+    evm: new KyselyEvmRepo(db, guard, dialect),
   }
 }
 
@@ -71,6 +73,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
     webhookSecrets: top.webhookSecrets,
     deliveries: top.deliveries,
     attempts: top.attempts,
+    evm: top.evm,
     ...(opts.standaloneInserts === true ? { insertInvoice: (inv: Invoice) => top.invoices.insert(inv) } : {}),
 
     async migrate() {

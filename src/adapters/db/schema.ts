@@ -65,6 +65,8 @@ export interface InvoiceRow {
   held_at: Millis | null
   created_at: Millis
   updated_at: Millis
+  /** migration 007: an on-time payment is confirming (docs/stablecoins.md#states); null otherwise */
+  payment_seen_at: Millis | null
 }
 
 export interface EventRow {
@@ -132,6 +134,11 @@ export interface Database {
   deliveries: DeliveryRow
   delivery_attempts: DeliveryAttemptRow
   payment_attempts: PaymentAttemptRow
+  evm_payouts: EvmPayoutRow
+  evm_deposits: EvmDepositRow
+  evm_cursors: EvmCursorRow
+  evm_transfers: EvmTransferRow
+  evm_sweeps: EvmSweepRow
 }
 
 /**
@@ -192,6 +199,7 @@ export const INVOICE_COLUMNS = [
   'held_at',
   'created_at',
   'updated_at',
+  'payment_seen_at',
 ] as const satisfies readonly (keyof InvoiceRow)[]
 
 const ms = (d: Date): Millis => d.getTime()
@@ -276,6 +284,7 @@ export function invoiceToRow(i: Invoice): InvoiceRow {
     held_at: msOrNull(i.heldAt),
     created_at: ms(i.createdAt),
     updated_at: ms(i.updatedAt),
+    payment_seen_at: msOrNull(i.paymentSeenAt ?? null),
   }
 }
 
@@ -301,6 +310,7 @@ export function rowToInvoice(r: Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number
     heldAt: dateOrNull(r.held_at),
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
+    ...(r.payment_seen_at !== null && { paymentSeenAt: new Date(Number(r.payment_seen_at)) }),
   }
 }
 
@@ -316,4 +326,61 @@ export function rowToEvent(r: Pick<EventRow, (typeof EVENT_COLUMNS)[number]>): I
     type: r.type as InvoiceEventType,
     createdAt: new Date(r.created_at),
   }
+}
+
+/** Migration 007 (docs/stablecoins.md): payout addresses, deposits, the detector's cursors, transfers, sweeps. */
+export interface EvmPayoutRow {
+  merchant_id: string
+  service: string
+  address: string
+  updated_at: Millis
+}
+
+export interface EvmDepositRow {
+  invoice_id: string
+  service: string
+  chain_id: number
+  token: string
+  address: string
+  salt: string
+  payout: string
+  units: string
+  watch_until: Millis
+  state: string
+  created_at: Millis
+}
+
+export interface EvmCursorRow {
+  service: string
+  chain_id: number
+  token: string
+  next_block: number
+  lease_owner: string | null
+  lease_until: Millis
+  updated_at: Millis
+}
+
+export interface EvmTransferRow {
+  chain_id: number
+  tx_hash: string
+  log_index: number
+  invoice_id: string
+  block_number: number
+  block_hash: string
+  block_time: Millis
+  amount: string
+  confirmations: number
+  reported_at: Millis | null
+  created_at: Millis
+}
+
+export interface EvmSweepRow {
+  invoice_id: string
+  state: string
+  tx_hash: string | null
+  amount: string | null
+  attempts: number
+  last_error: string | null
+  next_at: Millis
+  updated_at: Millis
 }

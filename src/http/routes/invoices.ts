@@ -1,11 +1,18 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { HttpDeps } from '../deps.js'
-import { createResponseToWire, invoiceToWire } from '../dto.js'
+import { createResponseToWire, invoiceDetailToWire, invoiceToWire } from '../dto.js'
 import { numberText } from '../plugins/json-body.js'
 import { emptyQueryIsAbsent } from '../plugins/empty-query.js'
 import { queryEncodingChecked } from '../plugins/query-encoding.js'
-import { AUTH_ERRORS, BODYLESS_ERRORS, InvoiceSchema, SECURITY, problems } from '../schemas/common.js'
+import {
+  AUTH_ERRORS,
+  BODYLESS_ERRORS,
+  InvoiceDetailSchema,
+  InvoiceSchema,
+  SECURITY,
+  problems,
+} from '../schemas/common.js'
 import {
   CreateInvoiceBody,
   CreateInvoiceResponse,
@@ -110,12 +117,15 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
         security: SECURITY,
         params: InvoiceIdParams,
         response: {
-          200: Type.Ref(InvoiceSchema),
+          200: Type.Ref(InvoiceDetailSchema),
           ...problems(...AUTH_ERRORS, 'validation_failed', 'invoice_not_found'),
         },
       },
     },
-    async (request) => invoiceToWire(await deps.invoices.get(request.merchant, request.params.invoice_id), deps.now()),
+    async (request) => {
+      const invoice = await deps.invoices.get(request.merchant, request.params.invoice_id)
+      return invoiceDetailToWire(invoice, await deps.invoices.depositPayment(invoice), deps.now())
+    },
   )
 
   r.get(

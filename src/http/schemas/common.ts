@@ -88,6 +88,43 @@ export const InvoiceSchema = Type.Object(
   },
 )
 
+/** The extension view of one invoice (GET /api/v1/invoices/{id}): getInfo's fields and a stablecoin payment's. */
+export const InvoiceDetailSchema = Type.Object(
+  {
+    ...InvoiceSchema.properties,
+    payment: Type.Optional(
+      Type.Object(
+        {
+          received: Type.String({
+            description: "Everything seen at the deposit address, in the token's major units",
+            examples: ['10.5'],
+          }),
+          confirmations: Type.Integer({ description: "The latest transfer's confirmations so far" }),
+          confirmations_required: Type.Integer({ description: 'Confirmations a transfer needs to count' }),
+          tx_hash: Nullable(Type.String({ description: "The latest transfer's transaction hash" })),
+        },
+        {
+          additionalProperties: false,
+          description: 'Stablecoin (evm) invoices only: what the deposit address received (docs/stablecoins.md)',
+        },
+      ),
+    ),
+    overpaid_amount: Type.Optional(
+      Nullable(
+        Type.String({
+          description: "Paid stablecoin invoices: what was received beyond the amount, in the token's major units",
+          examples: ['0.5'],
+        }),
+      ),
+    ),
+  },
+  {
+    $id: 'InvoiceDetail',
+    additionalProperties: false,
+    description: 'An invoice as getInfo returns it, with the stablecoin payment of an evm invoice',
+  },
+)
+
 export const SECURITY = [{ ApiKey: [] }]
 
 /** What any merchant route can answer before it runs (docs/api.md#authentication, docs/api.md#limits). */

@@ -9,6 +9,7 @@ import { listMerchants } from '../../app/list-merchants.js'
 import { revokeApiKey } from '../../app/revoke-api-key.js'
 import { rotateWebhookSecret } from '../../app/rotate-webhook-secret.js'
 import { setMerchantStatus } from '../../app/set-merchant-status.js'
+import { setPayoutAddress } from '../../app/set-payout-address.js'
 
 /** `keyCacheTtl`: KEY_CACHE_TTL, how long a found API key is trusted without the database. */
 export function bindAccountUseCases(deps: AppDeps, keyCacheTtl: number) {
@@ -22,5 +23,6 @@ export function bindAccountUseCases(deps: AppDeps, keyCacheTtl: number) {
     revokeApiKey: revokeApiKey.bind(null, deps),
     rotateWebhookSecret: rotateWebhookSecret.bind(null, deps),
     ensureDemoMerchant: ensureDemoMerchant.bind(null, deps),
+    setPayoutAddress: setPayoutAddress.bind(null, deps),
   }
 }

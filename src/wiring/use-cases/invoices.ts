@@ -7,6 +7,7 @@ import type { AppDeps } from '../../app/deps.js'
 import { cancelInvoice } from '../../app/cancel-invoice.js'
 import { captureInvoice } from '../../app/capture-invoice.js'
 import { createInvoice } from '../../app/create-invoice.js'
+import { getDepositPayment } from '../../app/get-deposit-payment.js'
 import { getInvoice, getInvoiceInfo } from '../../app/get-invoice.js'
 import { getPaymentView } from '../../app/get-payment-view.js'
 import { listInvoices } from '../../app/list-invoices.js'
@@ -23,6 +24,8 @@ export function bindInvoiceUseCases(deps: AppDeps) {
     create: createInvoice.bind(null, deps),
     getInfo: getInvoiceInfo.bind(null, deps),
     get: getInvoice.bind(null, deps),
+    /** A stablecoin invoice's payment (docs/stablecoins.md#states); undefined for others. */
+    depositPayment: getDepositPayment.bind(null, deps),
     list: listInvoices.bind(null, deps),
     /** The QR code's invoice, by id alone (no merchant: the id is the capability). */
     findPublic: (id: InvoiceId) => deps.store.invoices.findById(id),
@@ -35,6 +38,7 @@ export function bindInvoiceUseCases(deps: AppDeps) {
 export function bindPaymentUseCases(deps: AppDeps) {
   return {
     view: getPaymentView.bind(null, deps),
+    depositPayment: getDepositPayment.bind(null, deps),
     /** The sandbox provider's notification; only routed when the sandbox is enabled. */
     simulate: simulatePayment.bind(null, deps),
     /** The buyer's Pay: the acquirer's hosted checkout (docs/providers.md#checkout). */

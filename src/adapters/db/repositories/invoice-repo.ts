@@ -219,6 +219,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
           paid_at: row.paid_at,
           held_at: row.held_at,
           updated_at: row.updated_at,
+          payment_seen_at: row.payment_seen_at,
         })
         .where('id', '=', inv.id)
         .where('status', '=', expected)
@@ -243,6 +244,8 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
         .select(INVOICE_COLUMNS)
         .where('status', '=', status)
         .where(column, '<=', until.getTime())
+        // a payment seen on time keeps its invoice from expiring while it confirms (docs/stablecoins.md#states)
+        .$if(column === 'expires_at', (q) => q.where('payment_seen_at', 'is', null))
         .orderBy(column, 'asc')
         .limit(limit)
         .execute(),
@@ -258,10 +261,13 @@ function statusAsRead(status: Status, nowMs: number) {
       case 'expired':
         return eb.or([
           eb('status', '=', 'expired'),
-          eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', nowMs)]),
+          eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', nowMs), eb('payment_seen_at', 'is', null)]),
         ])
       case 'pending':
-        return eb.and([eb('status', '=', 'pending'), eb('expires_at', '>', nowMs)])
+        return eb.and([
+          eb('status', '=', 'pending'),
+          eb.or([eb('expires_at', '>', nowMs), eb('payment_seen_at', 'is not', null)]),
+        ])
       default:
         return eb('status', '=', status)
     }
