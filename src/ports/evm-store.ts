@@ -39,6 +39,8 @@ export interface EvmRepo {
     until: Date,
     initialBlock: bigint,
   ): Promise<DetectorCursor | undefined>
+  /** Gives the lease back (a graceful stop), so another instance, or this one restarted, takes over at once. */
+  releaseCursor(service: string, owner: string): Promise<void>
   /** Compare-and-set: moves the cursor from `from` to `to` if `owner` still holds it there. */
   advanceCursor(service: string, owner: string, from: bigint, to: bigint, now: Date): Promise<boolean>
   /** Inserts unless known (by chain, tx hash, log index); whether it was new. */

@@ -105,6 +105,11 @@ export function startEvmWorkers(
     (stopping ??= (async () => {
       forget()
       await Promise.all(loops.map((l) => l.stop()))
+      // the next process (a restart, another instance) need not wait for the lease to run out
+      for (const service of Object.keys(evm.services))
+        await rt.store.evm.releaseCursor(service, owner).catch((err: unknown) => {
+          rt.logger.warn({ err, service }, 'the evm detector could not give its lease back; it runs out by itself')
+        })
     })())
   const forget = rt.stopOnClose('workers', stop)
   return {

@@ -445,7 +445,46 @@ export interface components {
              */
             created_at: string;
         };
-        /** @description An invoice as getInfo returns it, with the stablecoin payment of an evm invoice */
+        /**
+         * @description An invoice as getInfo returns it, with the stablecoin payment of an evm invoice
+         * @example {
+         *       "id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *       "order_id": "order-1001",
+         *       "amount": 100.5,
+         *       "currency": "RUB",
+         *       "status": "paid",
+         *       "service": "card",
+         *       "url": "https://pay.shop.example/pay/0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *       "qr_data": "https://pay.shop.example/pay/0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *       "credited": 100.5,
+         *       "expired_at": "2026-11-22T04:07:20.123Z",
+         *       "paid_at": "2026-11-22T03:09:41.507Z",
+         *       "created_at": "2026-11-22T03:07:20.123Z"
+         *     }
+         * @example {
+         *       "id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *       "order_id": "order-1001",
+         *       "amount": 100.5,
+         *       "currency": "USD",
+         *       "status": "paid",
+         *       "service": "usdc",
+         *       "url": "https://pay.shop.example/pay/0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *       "qr_data": "ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=0x5C0B0a4E8b9C2f0F5dB5e3A6f5b7C3E0a4D1e2F3&uint256=100500000",
+         *       "credited": 100.5,
+         *       "expired_at": "2026-11-22T04:07:20.123Z",
+         *       "paid_at": "2026-11-22T03:09:41.507Z",
+         *       "created_at": "2026-11-22T03:07:20.123Z",
+         *       "payment": {
+         *         "received": "101",
+         *         "confirmations": 12,
+         *         "confirmations_required": 12,
+         *         "tx_hash": "0x9f2c6a1d3b8e4f7a0c5d2e9b1a6f3c8d4e7b0a2c5f8d1e3b6a9c2f5d8e1b4a7c"
+         *       },
+         *       "overpaid_amount": "0.5"
+         *     }
+         */
         InvoiceDetail: {
             /**
              * Format: uuid

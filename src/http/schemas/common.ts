@@ -122,6 +122,23 @@ export const InvoiceDetailSchema = Type.Object(
     $id: 'InvoiceDetail',
     additionalProperties: false,
     description: 'An invoice as getInfo returns it, with the stablecoin payment of an evm invoice',
+    examples: [
+      INVOICE_EXAMPLE,
+      {
+        ...INVOICE_EXAMPLE,
+        currency: 'USD',
+        service: 'usdc',
+        qr_data:
+          'ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@8453/transfer?address=0x5C0B0a4E8b9C2f0F5dB5e3A6f5b7C3E0a4D1e2F3&uint256=100500000',
+        payment: {
+          received: '101',
+          confirmations: 12,
+          confirmations_required: 12,
+          tx_hash: '0x9f2c6a1d3b8e4f7a0c5d2e9b1a6f3c8d4e7b0a2c5f8d1e3b6a9c2f5d8e1b4a7c',
+        },
+        overpaid_amount: '0.5',
+      },
+    ],
   },
 )
 

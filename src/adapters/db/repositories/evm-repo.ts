@@ -171,6 +171,17 @@ export class KyselyEvmRepo implements EvmRepo {
     return { service, nextBlock: BigInt(row.next_block) }
   }
 
+  async releaseCursor(service: string, owner: string): Promise<void> {
+    await this.#guard(
+      this.#db
+        .updateTable('evm_cursors')
+        .set({ lease_owner: null, lease_until: 0 })
+        .where('service', '=', service)
+        .where('lease_owner', '=', owner)
+        .execute(),
+    )
+  }
+
   async advanceCursor(service: string, owner: string, from: bigint, to: bigint, now: Date): Promise<boolean> {
     const result = await this.#guard(
       this.#db
