@@ -1,6 +1,7 @@
 import type { InvoiceId } from '../domain/ids.js'
 import { readStatus, type Invoice, type Status } from '../domain/invoice.js'
 import type { AppDeps } from './deps.js'
+import { getDepositPayment, type DepositPayment } from './get-deposit-payment.js'
 
 /** What the buyer's payment page shows (docs/payment-page.md). */
 export interface PaymentView {
@@ -14,6 +15,8 @@ export interface PaymentView {
   readonly checkoutOrigins: readonly string[]
   /** The sandbox's test controls act on this invoice (docs/payment-page.md). */
   readonly testControls: boolean
+  /** A stablecoin invoice's deposit and what it received (docs/stablecoins.md#states); undefined for others. */
+  readonly deposit: DepositPayment | undefined
 }
 
 export async function getPaymentView(
@@ -31,5 +34,6 @@ export async function getPaymentView(
     checkout: capabilities.checkout,
     checkoutOrigins,
     testControls: capabilities.simulate,
+    deposit: await getDepositPayment(deps, invoice),
   }
 }

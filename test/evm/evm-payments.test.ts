@@ -275,3 +275,30 @@ describe('the forwarder', () => {
     expect(await chain.balanceOf(deposit)).toBe(USDC)
   })
 })
+
+describe('the payment page of a stablecoin invoice', () => {
+  it('when pending, then it shows the network, token, address and exact amount; a payment seen shows its confirmations live', async () => {
+    const { id, deposit } = await invoice('2.50')
+    const page = async () => (await t.app.inject({ url: `/pay/${id}?lang=en` })).body
+    const status = async () =>
+      (await t.app.inject({ url: `/pay/${id}/status` })).json<{ status: string; progress?: string }>()
+    let html = await page()
+    expect(html).toContain('Local test chain (31337)')
+    expect(html).toContain(getAddress(chain.token))
+    expect(html).toContain(`value="${deposit.toLowerCase()}"`)
+    expect(html).toContain('data-exact-amount>2.5<')
+    expect(html).not.toContain('data-confirmations')
+    const before = await status()
+    await chain.transfer(deposit, 2_500_000n)
+    await t.sweep()
+    const after = await status()
+    // the page's script reloads the view when this changes while the invoice stays pending
+    expect(after.status).toBe('pending')
+    expect(after.progress).not.toBe(before.progress)
+    html = await page()
+    expect(html).toContain(`Payment seen: 1 of ${CONFIRMATIONS} confirmations.`)
+    await chain.mine(1)
+    await t.sweep()
+    expect(await page()).toContain(`Payment seen: 2 of ${CONFIRMATIONS} confirmations.`)
+  })
+})

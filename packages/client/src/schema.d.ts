@@ -2163,6 +2163,8 @@ export interface operations {
                         paid_at: string | null;
                         /** @description success_url when paid, fail_url when failed or expired, else null */
                         redirect_url: string | null;
+                        /** @description Stablecoin invoices: what was received and its confirmations, as the page shows them; the page reloads when it changes */
+                        progress?: string;
                     };
                 };
             };
@@ -2359,6 +2361,8 @@ export interface operations {
                         paid_at: string | null;
                         /** @description success_url when paid, fail_url when failed or expired, else null */
                         redirect_url: string | null;
+                        /** @description Stablecoin invoices: what was received and its confirmations, as the page shows them; the page reloads when it changes */
+                        progress?: string;
                     };
                 };
             };

@@ -12,7 +12,13 @@ import { problems } from '../schemas/common.js'
 import { HTML_NOT_FOUND, HTML_PAGE, PayParams, PayQuery, PayStatusResponse, SimulateBody } from '../schemas/pay.js'
 import { ASSETS } from '../views/assets.js'
 import { askedLang, negotiateLang } from '../views/i18n.js'
-import { payPath, redirectUrlOf, renderNotFoundPage, renderPaymentPage } from '../views/payment-page.js'
+import {
+  depositProgress,
+  payPath,
+  redirectUrlOf,
+  renderNotFoundPage,
+  renderPaymentPage,
+} from '../views/payment-page.js'
 
 // The page loads its own stylesheet, script and QR image and talks only to this origin. Helmet's global policy
 // (default-src 'none') stays on every other route; this one is merged over it for the HTML routes only.
@@ -59,12 +65,13 @@ const CHECKOUT_FAILURES: ReadonlyMap<string, 'refused' | 'unavailable'> = new Ma
 
 type PayStatusWire = Static<typeof PayStatusResponse>
 
-function statusToWire(invoice: Invoice, status: Status): PayStatusWire {
+function statusToWire(invoice: Invoice, status: Status, progress: string | undefined): PayStatusWire {
   return {
     status,
     expired_at: invoice.expiresAt.toISOString(),
     paid_at: invoice.paidAt === null ? null : invoice.paidAt.toISOString(),
     redirect_url: redirectUrlOf(invoice, status),
+    ...(progress !== undefined && { progress }),
   }
 }
 
@@ -235,7 +242,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
         const view = await findView(request.params.invoice_id)
         if (view === undefined) throw new AppError('invoice_not_found', 'no such invoice')
         reply.header('cache-control', 'no-store')
-        return statusToWire(view.invoice, view.status)
+        return statusToWire(view.invoice, view.status, depositProgress(view.deposit))
       },
     )
 
@@ -366,7 +373,7 @@ export async function payRoutes(app: FastifyInstance, deps: HttpDeps): Promise<v
         try {
           const invoice = await deps.payments.simulate(id as InvoiceId, request.body.outcome)
           if (form) return back()
-          return statusToWire(invoice, readStatus(invoice, deps.now()))
+          return statusToWire(invoice, readStatus(invoice, deps.now()), undefined)
         } catch (err) {
           // A form is a browser navigation: a second click on a page that is already final should land on the page
           // (which shows the real status), not on a problem document. JSON callers get the 409.

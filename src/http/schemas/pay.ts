@@ -49,6 +49,12 @@ export const PayStatusResponse = Type.Object(
     redirect_url: Type.Union([Type.String(), Type.Null()], {
       description: 'success_url when paid, fail_url when failed or expired, else null',
     }),
+    progress: Type.Optional(
+      Type.String({
+        description:
+          'Stablecoin invoices: what was received and its confirmations, as the page shows them; the page reloads when it changes',
+      }),
+    ),
   },
   { additionalProperties: false, examples: [PAY_STATUS_EXAMPLE] },
 )

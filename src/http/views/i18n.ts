@@ -78,6 +78,19 @@ export interface Messages {
   readonly payAmount: (amount: string) => string
   /** Said when the acquirer refused to start the payment, or could not be reached. */
   readonly checkoutFailed: { readonly refused: string; readonly unavailable: string }
+  /** Stablecoin (evm) invoices (docs/stablecoins.md#states). */
+  readonly deposit: {
+    readonly heading: string
+    readonly network: string
+    readonly token: string
+    readonly address: string
+    readonly exactAmount: string
+    readonly copy: string
+    readonly copied: string
+    readonly onlyThisNetwork: string
+    readonly seen: (k: number, n: number) => string
+    readonly received: (amount: string, due: string) => string
+  }
   readonly testModeText: string
   readonly simulateLegend: string
   /** Shown when a test-mode button's request was refused (followed by the service's reason). */
@@ -109,6 +122,18 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     paidAt: 'Paid on',
     dayUnit: 'd',
     scanQr: 'Scan the QR code with your phone to pay.',
+    deposit: {
+      heading: 'Pay with a stablecoin',
+      network: 'Network',
+      token: 'Token contract',
+      address: 'Send to',
+      exactAmount: 'Exact amount',
+      copy: 'Copy',
+      copied: 'Copied',
+      onlyThisNetwork: 'Send this token on this network only, to this address only: anything else is lost.',
+      seen: (k, n) => `Payment seen: ${k} of ${n} confirmations.`,
+      received: (amount, due) => `Received ${amount} of ${due}: send the rest to the same address.`,
+    },
     qrAlt: (amount) => `QR code for paying ${amount}`,
     checkStatus: 'Refresh the status',
     statusName: {
@@ -159,6 +184,19 @@ export const MESSAGES: Readonly<Record<Lang, Messages>> = {
     paidAt: 'Оплачено',
     dayUnit: 'д',
     scanQr: 'Отсканируйте QR-код телефоном, чтобы оплатить.',
+    deposit: {
+      heading: 'Оплата стейблкоином',
+      network: 'Сеть',
+      token: 'Контракт токена',
+      address: 'Адрес для перевода',
+      exactAmount: 'Точная сумма',
+      copy: 'Копировать',
+      copied: 'Скопировано',
+      onlyThisNetwork:
+        'Отправляйте только этот токен, только в этой сети и только на этот адрес: иначе средства пропадут.',
+      seen: (k, n) => `Платёж получен: ${k} из ${n} подтверждений.`,
+      received: (amount, due) => `Получено ${amount} из ${due}: отправьте остаток на тот же адрес.`,
+    },
     qrAlt: (amount) => `QR-код для оплаты ${amount}`,
     checkStatus: 'Обновить статус',
     statusName: {

@@ -1,3 +1,4 @@
+import type { DepositPayment } from '../../app/get-deposit-payment.js'
 import type { Invoice, Status } from '../../domain/invoice.js'
 import type { Minor } from '../../domain/money.js'
 import { currencyName, formatDateTime, formatMoney, formatRemaining } from './format.js'
@@ -15,7 +16,25 @@ export interface PaymentPageData {
   readonly checkout?: boolean
   /** The sandbox's test controls act on this invoice (the sandbox is its provider); default true. */
   readonly testControls?: boolean
+  /** A stablecoin invoice's deposit (docs/stablecoins.md#states): where to send what, and what was seen. */
+  readonly deposit?: DepositPayment | undefined
 }
+
+/** Names of well-known chains; any other is shown by its id. */
+const CHAINS: Readonly<Record<number, string>> = {
+  1: 'Ethereum',
+  10: 'OP Mainnet',
+  56: 'BNB Smart Chain',
+  137: 'Polygon PoS',
+  8453: 'Base',
+  42161: 'Arbitrum One',
+  11155111: 'Sepolia (test)',
+  31337: 'Local test chain',
+}
+
+/** What changes on the page while it stays pending: the status feed's `progress`, which the script compares. */
+export const depositProgress = (d: DepositPayment | undefined): string | undefined =>
+  d === undefined ? undefined : `${d.received}/${d.confirmations}`
 
 export interface PageContext {
   readonly lang: Lang
@@ -64,12 +83,13 @@ export function renderPaymentPage(data: PaymentPageData, ctx: PageContext): stri
     data-now="${ctx.now.toISOString()}"
     data-expires-at="${invoice.expiresAt.toISOString()}"
     data-day-unit="${t.dayUnit}"
+    data-progress="${depositProgress(data.deposit) ?? ''}"
   >
     <p class="eyebrow">${t.invoiceFrom}</p>
     <h1>${data.merchantName}</h1>
     <p class="amount-label">${status === 'pending' ? t.amountDue : t.amount}</p>
     <p class="amount">${amount}</p>
-    ${statusBlock(data, ctx, t)}
+    ${statusBlock(data, ctx, t)} ${status === 'pending' && data.deposit !== undefined && depositBlock(data.deposit, t)}
     ${
       status === 'pending' &&
       html`<figure class="qr">
@@ -88,6 +108,41 @@ export function renderPaymentPage(data: PaymentPageData, ctx: PageContext): stri
     ${testMode && (status === 'pending' || status === 'hold') && testControls(invoice.id, status, ctx, t)}
   </div>`
   return layout({ lang: ctx.lang, title, path, base: ctx.base, testMode, main: view }).value
+}
+
+/** A stablecoin deposit: network, token, the address to copy, the exact amount and the confirmations so far. */
+function depositBlock(d: DepositPayment, t: Messages): SafeHtml {
+  const seen = d.txHash !== null
+  const short = d.received !== d.amount && seen && d.confirmations >= d.required
+  return html`<section class="deposit" aria-labelledby="deposit-heading" data-deposit>
+    <h2 id="deposit-heading">${t.deposit.heading}</h2>
+    <dl class="details">
+      <div>
+        <dt>${t.deposit.network}</dt>
+        <dd data-network>${CHAINS[d.chainId] ?? `chain ${d.chainId}`} (${d.chainId})</dd>
+      </div>
+      <div class="stack">
+        <dt>${t.deposit.token}</dt>
+        <dd><code data-token>${d.token}</code></dd>
+      </div>
+      <div class="stack">
+        <dt>${t.deposit.address}</dt>
+        <dd class="copyable">
+          <input type="text" readonly value="${d.address}" aria-label="${t.deposit.address}" data-deposit-address />
+          <button type="button" class="btn btn-secondary" data-copy="${d.address}" data-copied="${t.deposit.copied}">
+            ${t.deposit.copy}
+          </button>
+        </dd>
+      </div>
+      <div>
+        <dt>${t.deposit.exactAmount}</dt>
+        <dd data-exact-amount>${d.amount}</dd>
+      </div>
+    </dl>
+    <p class="note">${t.deposit.onlyThisNetwork}</p>
+    ${seen && html`<p class="confirmations" role="status" data-confirmations>${t.deposit.seen(d.confirmations, d.required)}</p>`}
+    ${short && html`<p class="received" data-received>${t.deposit.received(d.received, d.amount)}</p>`}
+  </section>`
 }
 
 /** Pay: on to the acquirer's hosted checkout (docs/providers.md#checkout), which sends the buyer back here. */

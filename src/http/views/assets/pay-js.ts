@@ -84,7 +84,9 @@ export const PAY_JS = `'use strict';
     try {
       const res = await fetch(attr('data-status-url'), { headers: { accept: 'application/json' }, cache: 'no-store' });
       const body = res.ok ? await res.json() : null;
-      if (body && body.status !== attr('data-status') && (await refresh(false))) return;
+      // a stablecoin payment also moves while pending: seen, then each confirmation (docs/stablecoins.md#states)
+      const moved = body && (body.status !== attr('data-status') || (body.progress || '') !== attr('data-progress'));
+      if (moved && (await refresh(false))) return;
     } catch {
       // offline for a moment: try again on the next round
     } finally {
@@ -139,6 +141,19 @@ export const PAY_JS = `'use strict';
     if (!(await refresh(true))) {
       for (const b of buttons) b.disabled = false;
       schedule();
+    }
+  });
+
+  // Copy a deposit address: the field stays selectable without the script.
+  document.addEventListener('click', async (event) => {
+    const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
+    if (!button) return;
+    try {
+      await navigator.clipboard.writeText(button.getAttribute('data-copy') || '');
+      announce(button.getAttribute('data-copied') || '');
+    } catch {
+      const field = view.querySelector('[data-deposit-address]');
+      if (field) field.select();
     }
   });
 
