@@ -131,6 +131,8 @@ export async function detectEvmPayments(deps: TransitionDeps, s: DetectorSetting
     return inserted
   })
 
+  // and what an invoice expired with, short of its amount: late money too (docs/stablecoins.md#late-payments)
+  for (const id of await deps.store.evm.listUnreported(s.service, s.confirmations, now, s.addressBatch)) changed.add(id)
   let settled = 0
   for (const id of changed) if (await settleDeposit(deps, id, s)) settled += 1
   return { led: true, head, inserted: written, dropped: dropped.length, settled }

@@ -52,6 +52,11 @@ export interface EvmRepo {
   listTransfers(invoiceId: InvoiceId): Promise<SeenTransfer[]>
   /** Transfers to deposits of `service` with fewer than `required` confirmations. */
   listUnconfirmed(service: string, required: number): Promise<SeenTransfer[]>
+  /**
+   * Invoices of `service` holding final transfers not reported while the invoice can no longer take them (expired,
+   * or failed; pending past expired_at with nothing confirming on time): a partial payment the invoice expired with.
+   */
+  listUnreported(service: string, required: number, now: Date, limit: number): Promise<InvoiceId[]>
   /** Makes the invoice's sweep due now, unless it has one. */
   addSweep(invoiceId: InvoiceId, now: Date): Promise<void>
   /**

@@ -302,3 +302,18 @@ describe('the payment page of a stablecoin invoice', () => {
     expect(await page()).toContain(`Payment seen: 2 of ${CONFIRMATIONS} confirmations.`)
   })
 })
+
+describe('a partial payment the invoice expires with', () => {
+  it('when an underpaid invoice expires, then it stays expired and what it received is reported with invoice.late_payment', async () => {
+    const { id, deposit } = await invoice('8.00', 300)
+    await chain.transfer(deposit, 3n * USDC)
+    await chain.mine(CONFIRMATIONS)
+    await t.sweep()
+    expect((await detail(id)).payment?.received).toBe('3')
+    t.clock.advance(301)
+    await t.sweep()
+    await t.sweep()
+    expect((await detail(id)).status).toBe('expired')
+    expect(await events(id)).toEqual(['invoice.expired', 'invoice.late_payment'])
+  })
+})

@@ -880,10 +880,10 @@ export interface components {
                     provider: string;
                     payment_id: string | null;
                     /**
-                     * @description voided: the hold was released; refunded: the capture was refunded in full
+                     * @description voided: the hold was released; refunded: the capture was refunded in full; none: a stablecoin payment, which stays at its deposit address for the merchant to settle by hand (docs/stablecoins.md#late-payments)
                      * @enum {string}
                      */
-                    action: "voided" | "refunded";
+                    action: "voided" | "refunded" | "none";
                 };
             };
         };

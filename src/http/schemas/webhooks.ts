@@ -143,8 +143,9 @@ export const LatePaymentEventSchema = Type.Object(
             provider: Type.String({ description: 'The acquirer', examples: ['stripe'] }),
             payment_id: Nullable(Type.String({ description: "The acquirer's payment id", examples: ['pi_3Q…'] })),
             action: Type.String({
-              enum: ['voided', 'refunded'],
-              description: 'voided: the hold was released; refunded: the capture was refunded in full',
+              enum: ['voided', 'refunded', 'none'],
+              description:
+                'voided: the hold was released; refunded: the capture was refunded in full; none: a stablecoin payment, which stays at its deposit address for the merchant to settle by hand (docs/stablecoins.md#late-payments)',
             }),
           },
           { additionalProperties: false },

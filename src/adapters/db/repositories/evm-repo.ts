@@ -272,6 +272,33 @@ export class KyselyEvmRepo implements EvmRepo {
     return rows.map(rowToTransfer)
   }
 
+  async listUnreported(service: string, required: number, now: Date, limit: number): Promise<InvoiceId[]> {
+    const rows = await this.#guard(
+      this.#db
+        .selectFrom('evm_transfers as t')
+        .innerJoin('evm_deposits as d', 'd.invoice_id', 't.invoice_id')
+        .innerJoin('invoices as i', 'i.id', 't.invoice_id')
+        .select('t.invoice_id')
+        .distinct()
+        .where('d.service', '=', service)
+        .where('t.confirmations', '>=', required)
+        .where('t.reported_at', 'is', null)
+        .where((eb) =>
+          eb.or([
+            eb('i.status', 'in', ['expired', 'failed']),
+            eb.and([
+              eb('i.status', '=', 'pending'),
+              eb('i.expires_at', '<=', now.getTime()),
+              eb('i.payment_seen_at', 'is', null),
+            ]),
+          ]),
+        )
+        .limit(limit)
+        .execute(),
+    )
+    return rows.map((r) => r.invoice_id as InvoiceId)
+  }
+
   async addSweep(invoiceId: InvoiceId, now: Date): Promise<void> {
     await this.#guard(
       this.#db
