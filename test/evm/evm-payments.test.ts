@@ -317,3 +317,35 @@ describe('a partial payment the invoice expires with', () => {
     expect(await events(id)).toEqual(['invoice.expired', 'invoice.late_payment'])
   })
 })
+
+describe('the sweeper', () => {
+  it('when a sweep fails (the relayer has no gas), then it is kept, counted on /metrics, and retried later', async () => {
+    const metric = async (name: string): Promise<number> => {
+      const text = (await t.app.inject({ url: '/metrics' })).body
+      return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 'NaN')
+    }
+    const relayer = chain.accounts.relayer.address
+    const gas = await chain.client.getBalance({ address: relayer })
+    const { id, deposit } = await invoice('1.00')
+    await chain.test.setBalance({ address: relayer, value: 0n })
+    try {
+      await chain.transfer(deposit, USDC)
+      await chain.mine(CONFIRMATIONS)
+      await t.sweep()
+      expect((await detail(id)).status).toBe('paid')
+      const sweep = await t.rt.store.evm.findSweep(id as never)
+      expect(sweep).toMatchObject({ state: 'due', attempts: 1 })
+      expect(sweep?.lastError).toBeTruthy()
+      expect(await metric('evm_sweeps_failing')).toBe(1)
+      expect(await metric('evm_sweep_failures_total')).toBeGreaterThanOrEqual(1)
+    } finally {
+      await chain.test.setBalance({ address: relayer, value: gas })
+    }
+    t.clock.advance(3600)
+    await t.sweep()
+    expect((await t.rt.store.evm.findSweep(id as never))?.state).toBe('done')
+    expect(await chain.balanceOf(deposit)).toBe(0n)
+    await new Promise((resolve) => setTimeout(resolve, 300)) // past the scrape's cached read (250 ms)
+    expect(await metric('evm_sweeps_failing')).toBe(0)
+  })
+})
