@@ -107,6 +107,8 @@ export async function detectEvmPayments(deps: TransitionDeps, s: DetectorSetting
     })
   }
 
+  // the chain is read up to this block's time: deposit invoices expiring before it may now expire
+  const readUntil = (await blockAt(to))?.time ?? new Date(0)
   const changed = new Set<InvoiceId>()
   const written = await deps.store.transaction(async (tx) => {
     for (const t of dropped) {
@@ -126,7 +128,7 @@ export async function detectEvmPayments(deps: TransitionDeps, s: DetectorSetting
       }
     }
     // lost the lease meanwhile (this round outlived it, and another instance took over): write nothing
-    if (!(await tx.evm.advanceCursor(s.service, s.owner, cursor.nextBlock, to + 1n, now)))
+    if (!(await tx.evm.advanceCursor(s.service, s.owner, cursor.nextBlock, to + 1n, readUntil, now)))
       throw new LeaseLost(s.service)
     return inserted
   })

@@ -41,8 +41,11 @@ export interface EvmRepo {
   ): Promise<DetectorCursor | undefined>
   /** Gives the lease back (a graceful stop), so another instance, or this one restarted, takes over at once. */
   releaseCursor(service: string, owner: string): Promise<void>
-  /** Compare-and-set: moves the cursor from `from` to `to` if `owner` still holds it there. */
-  advanceCursor(service: string, owner: string, from: bigint, to: bigint, now: Date): Promise<boolean>
+  /**
+   * Compare-and-set: moves the cursor from `from` to `to` if `owner` still holds it there, noting the time of the last
+   * block read (`readUntil`): until it passes a deposit invoice's expired_at, the clock does not expire that invoice.
+   */
+  advanceCursor(service: string, owner: string, from: bigint, to: bigint, readUntil: Date, now: Date): Promise<boolean>
   /** Inserts unless known (by chain, tx hash, log index); whether it was new. */
   insertTransfer(transfer: SeenTransfer): Promise<boolean>
   updateConfirmations(transfer: SeenTransfer, confirmations: number): Promise<void>

@@ -357,6 +357,7 @@ export interface EvmCursorRow {
   next_block: number
   lease_owner: string | null
   lease_until: Millis
+  read_until: Millis
   updated_at: Millis
 }
 
@@ -368,7 +369,7 @@ export interface EvmTransferRow {
   block_number: number
   block_hash: string
   block_time: Millis
-  amount: string
+  units: string
   confirmations: number
   reported_at: Millis | null
   created_at: Millis
@@ -378,7 +379,7 @@ export interface EvmSweepRow {
   invoice_id: string
   state: string
   tx_hash: string | null
-  amount: string | null
+  units: string | null
   attempts: number
   last_error: string | null
   next_at: Millis

@@ -2,8 +2,8 @@
  * Migration 007: stablecoin payments on EVM chains (docs/stablecoins.md). Payout addresses per (merchant, service);
  * each invoice's deposit address and CREATE2 salt; the detector's cursor per service; every transfer seen to a
  * deposit address (with its block, so a reorg can be told); the sweeps to the payout address; and on invoices the
- * time an on-time payment was seen, which keeps the invoice from expiring while it confirms. Token amounts are
- * decimal text: a token's units (18 decimals) overflow a 64-bit integer long before they are absurd. Frozen once
+ * time an on-time payment was seen, which keeps the invoice from expiring while it confirms. Token amounts
+ * (`units`) are decimal text: a token's units (18 decimals) overflow a 64-bit integer long before they are absurd. Frozen once
  * released. (006 is the refunds'.)
  */
 import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely'
@@ -65,6 +65,9 @@ export function evmMigration(dialect: SqlDialect): Migration {
         // one detector at a time across instances: a lease, taken and renewed by compare-and-set
         .addColumn('lease_owner', 'text')
         .addColumn('lease_until', int64, (c) => c.notNull())
+        // the timestamp of the last block read: a deposit invoice expires only once the chain was read past its
+        // expired_at, so a transfer mined just before it is seen first (docs/stablecoins.md#states)
+        .addColumn('read_until', int64, (c) => c.notNull())
         .addColumn('updated_at', int64, (c) => c.notNull())
         .$call(strict)
         .execute()
@@ -77,7 +80,7 @@ export function evmMigration(dialect: SqlDialect): Migration {
         .addColumn('block_number', int64, (c) => c.notNull())
         .addColumn('block_hash', 'text', (c) => c.notNull())
         .addColumn('block_time', int64, (c) => c.notNull())
-        .addColumn('amount', 'text', (c) => c.notNull())
+        .addColumn('units', 'text', (c) => c.notNull())
         .addColumn('confirmations', 'integer', (c) => c.notNull())
         // when invoice.late_payment told the merchant of it (money on an invoice that could no longer take it)
         .addColumn('reported_at', int64)
@@ -92,7 +95,7 @@ export function evmMigration(dialect: SqlDialect): Migration {
         // 'due' | 'done'
         .addColumn('state', 'text', (c) => c.notNull())
         .addColumn('tx_hash', 'text')
-        .addColumn('amount', 'text')
+        .addColumn('units', 'text')
         .addColumn('attempts', 'integer', (c) => c.notNull())
         .addColumn('last_error', 'text')
         .addColumn('next_at', int64, (c) => c.notNull())

@@ -35,7 +35,7 @@ function rowToTransfer(r: EvmTransferRow): SeenTransfer {
     blockNumber: BigInt(r.block_number),
     blockHash: r.block_hash,
     blockTime: new Date(Number(r.block_time)),
-    amount: BigInt(r.amount),
+    amount: BigInt(r.units),
     confirmations: Number(r.confirmations),
     reportedAt: r.reported_at === null ? null : new Date(Number(r.reported_at)),
     createdAt: new Date(Number(r.created_at)),
@@ -151,6 +151,7 @@ export class KyselyEvmRepo implements EvmRepo {
           next_block: Number(initialBlock),
           lease_owner: null,
           lease_until: 0,
+          read_until: 0,
           updated_at: now.getTime(),
         })
         .onConflict((oc) => oc.column('service').doNothing())
@@ -182,11 +183,18 @@ export class KyselyEvmRepo implements EvmRepo {
     )
   }
 
-  async advanceCursor(service: string, owner: string, from: bigint, to: bigint, now: Date): Promise<boolean> {
+  async advanceCursor(
+    service: string,
+    owner: string,
+    from: bigint,
+    to: bigint,
+    readUntil: Date,
+    now: Date,
+  ): Promise<boolean> {
     const result = await this.#guard(
       this.#db
         .updateTable('evm_cursors')
-        .set({ next_block: Number(to), updated_at: now.getTime() })
+        .set({ next_block: Number(to), read_until: readUntil.getTime(), updated_at: now.getTime() })
         .where('service', '=', service)
         .where('lease_owner', '=', owner)
         .where('next_block', '=', Number(from))
@@ -207,7 +215,7 @@ export class KyselyEvmRepo implements EvmRepo {
           block_number: Number(t.blockNumber),
           block_hash: t.blockHash,
           block_time: t.blockTime.getTime(),
-          amount: t.amount.toString(),
+          units: t.amount.toString(),
           confirmations: t.confirmations,
           reported_at: t.reportedAt === null ? null : t.reportedAt.getTime(),
           created_at: t.createdAt.getTime(),
@@ -307,7 +315,7 @@ export class KyselyEvmRepo implements EvmRepo {
           invoice_id: invoiceId,
           state: 'due',
           tx_hash: null,
-          amount: null,
+          units: null,
           attempts: 0,
           last_error: null,
           next_at: now.getTime(),
@@ -347,7 +355,7 @@ export class KyselyEvmRepo implements EvmRepo {
     await this.#guard(
       this.#db
         .updateTable('evm_sweeps')
-        .set({ state: 'done', tx_hash: txHash, amount: amount.toString(), last_error: null, updated_at: now.getTime() })
+        .set({ state: 'done', tx_hash: txHash, units: amount.toString(), last_error: null, updated_at: now.getTime() })
         .where('invoice_id', '=', invoiceId)
         .execute(),
     )

@@ -244,8 +244,24 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
         .select(INVOICE_COLUMNS)
         .where('status', '=', status)
         .where(column, '<=', until.getTime())
-        // a payment seen on time keeps its invoice from expiring while it confirms (docs/stablecoins.md#states)
-        .$if(column === 'expires_at', (q) => q.where('payment_seen_at', 'is', null))
+        // a payment seen on time keeps its invoice from expiring while it confirms, and a deposit invoice waits
+        // until its chain was read past expired_at: a transfer mined just before it is seen first
+        // (docs/stablecoins.md#states)
+        .$if(column === 'expires_at', (q) =>
+          q
+            .where('payment_seen_at', 'is', null)
+            .where(({ not, exists, selectFrom, ref }) =>
+              not(
+                exists(
+                  selectFrom('evm_deposits as d')
+                    .innerJoin('evm_cursors as c', 'c.service', 'd.service')
+                    .select('d.invoice_id')
+                    .whereRef('d.invoice_id', '=', ref('invoices.id'))
+                    .whereRef('c.read_until', '<', ref('invoices.expires_at')),
+                ),
+              ),
+            ),
+        )
         .orderBy(column, 'asc')
         .limit(limit)
         .execute(),
