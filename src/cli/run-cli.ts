@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util'
+import type { IssuedAdminToken } from '../app/create-admin-token.js'
 import type { CreatedMerchant } from '../app/create-merchant.js'
 import type { IssuedKey } from '../app/merchant-records.js'
+import type { AdminTokenRecord } from '../domain/admin-token.js'
 import { AppError } from '../domain/errors.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus } from '../domain/merchant.js'
 
@@ -14,6 +16,9 @@ export interface CliCommands {
   listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>
   revokeApiKey(keyId: string): Promise<void>
   rotateWebhookSecret(merchantId: string): Promise<{ webhookSecret: string; previousValidUntil: Date }>
+  createAdminToken(input: { name?: string | undefined }): Promise<IssuedAdminToken>
+  listAdminTokens(): Promise<AdminTokenRecord[]>
+  revokeAdminToken(id: string): Promise<void>
 }
 
 export interface CliIo {
@@ -33,6 +38,9 @@ Commands:
   key list --merchant ID                             list a merchant's keys (prefixes only)
   key revoke KEY_ID                                  revoke an API key
   webhook-secret rotate --merchant ID                new webhook secret; the old one keeps signing for the grace period
+  admin-token create [--name NAME]                   a bearer token of the admin API (/api/admin/v1); shown once
+  admin-token list                                   list admin tokens (prefixes only)
+  admin-token revoke TOKEN_ID                        revoke an admin token
 
 Every command but serve accepts --json: the output is then one JSON object and nothing else.
 Configuration comes from the environment (DATABASE_URL, …); see the README.
@@ -83,6 +91,9 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
   'key list': ['merchant'],
   'key revoke': [],
   'webhook-secret rotate': ['merchant'],
+  'admin-token create': ['name'],
+  'admin-token list': [],
+  'admin-token revoke': [],
 }
 
 /** `serve` runs only bare (main starts it); with options or arguments, before or after it, this says why. */
@@ -234,6 +245,46 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
         `webhook_secret: ${obj.webhook_secret}\nThe previous secret keeps signing until ${obj.previous_valid_until}.`,
         obj,
       )
+      return
+    }
+    case 'admin-token create': {
+      noExtra(arg)
+      const t = await c.createAdminToken({ name: o.name })
+      const obj = {
+        token_id: t.record.id,
+        name: t.record.name,
+        token: t.token,
+        created_at: t.record.createdAt.toISOString(),
+      }
+      print(
+        `token_id: ${obj.token_id}\nname:     ${obj.name}\ntoken:    ${obj.token}\n\n` +
+          'Send it as "Authorization: Bearer <token>" to /api/admin/v1. Store it now: it is not shown again.',
+        obj,
+      )
+      return
+    }
+    case 'admin-token list': {
+      noExtra(arg)
+      const tokens = (await c.listAdminTokens()).map((t) => ({
+        token_id: t.id,
+        name: t.name,
+        prefix: `${t.prefix}…`,
+        created_at: t.createdAt.toISOString(),
+        revoked_at: t.revokedAt === null ? null : t.revokedAt.toISOString(),
+      }))
+      print(
+        tokens
+          .map((t) => `${t.token_id}  ${t.prefix}  ${t.revoked_at === null ? 'active ' : 'revoked'}  ${t.name}`)
+          .join('\n') || 'no admin tokens',
+        { tokens },
+      )
+      return
+    }
+    case 'admin-token revoke': {
+      noExtra()
+      const id = need(arg, 'TOKEN_ID')
+      await c.revokeAdminToken(id)
+      print(`admin token ${id} revoked`, { token_id: id, revoked: true })
       return
     }
     default:

@@ -35,6 +35,10 @@ export interface RequestTimeout {
 export interface HttpDeps {
   readonly publicUrl: string
   readonly authenticate: UseCases['accounts']['authenticate']
+  /** The merchants and keys the admin API manages (docs/admin-api.md). */
+  readonly accounts: UseCases['accounts']
+  /** Admin tokens (docs/admin-api.md#authentication). */
+  readonly admin: UseCases['admin']
   /** Per-key and failed-authentication limits (docs/api.md#limits). */
   readonly rateLimiter: RateLimiter
   readonly invoices: InvoiceUseCases

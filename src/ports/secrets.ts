@@ -8,4 +8,8 @@ export interface Secrets {
   hashesEqual(a: string, b: string): boolean
   /** A new webhook signing secret: `whsec_` + base64 of 32 random bytes. */
   newWebhookSecret(): string
+  /** A new opaque credential: `prefix` + 43 base64url characters (32 random bytes); admin tokens, links, sessions. */
+  newToken(prefix: string): string
+  /** Lowercase hex SHA-256 of a high-entropy credential (an admin token, a link, a session id): what is stored. */
+  hashToken(token: string): string
 }

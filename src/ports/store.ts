@@ -1,5 +1,6 @@
 import type { Invoice, InvoiceEvent, Status } from '../domain/invoice.js'
-import type { ApiKeyId, DeliveryId, InvoiceId, MerchantId } from '../domain/ids.js'
+import type { AdminTokenRecord } from '../domain/admin-token.js'
+import type { AdminTokenId, ApiKeyId, DeliveryId, InvoiceId, MerchantId } from '../domain/ids.js'
 import type {
   ClaimedDelivery,
   ClaimShare,
@@ -79,6 +80,20 @@ export interface ApiKeyRepo extends ApiKeyReader {
   insert(key: ApiKeyRecord): Promise<void>
   /** Marks the key revoked at `at`; false when there is no such key or it was already revoked. */
   revoke(id: ApiKeyId, at: Date): Promise<boolean>
+}
+
+/** Operator credentials of the admin API (docs/admin-api.md#tokens). */
+export interface AdminTokenReader {
+  /** The token with this hash, revoked or not; undefined when none has it. */
+  findByHash(hash: string): Promise<AdminTokenRecord | undefined>
+  /** Every token, oldest first. */
+  list(): Promise<AdminTokenRecord[]>
+}
+
+export interface AdminTokenRepo extends AdminTokenReader {
+  insert(token: AdminTokenRecord): Promise<void>
+  /** Marks the token revoked at `at`; false when there is no such token or it was already revoked. */
+  revoke(id: AdminTokenId, at: Date): Promise<boolean>
 }
 
 export interface WebhookSecretReader {
@@ -203,6 +218,7 @@ export interface Tx {
   readonly webhookSecrets: WebhookSecretRepo
   readonly deliveries: DeliveryRepo
   readonly attempts: AttemptRepo
+  readonly adminTokens: AdminTokenRepo
 }
 
 /** The storage port; adapters: SQLite (embedded default) and PostgreSQL. */
@@ -222,6 +238,7 @@ export interface Store {
   readonly webhookSecrets: WebhookSecretReader
   readonly deliveries: DeliveryReader
   readonly attempts: AttemptReader & Pick<AttemptRepo, 'dueStats'>
+  readonly adminTokens: AdminTokenReader
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
   /** Resolves when the database answers a trivial query and can take writes now (readiness); rejects otherwise. */

@@ -18,5 +18,8 @@ export function cliCommands(runtime: Runtime | (() => Promise<Runtime>)): CliCom
     listApiKeys: async (merchantId) => (await accounts()).listApiKeys(merchantId),
     revokeApiKey: async (keyId) => (await accounts()).revokeApiKey(keyId),
     rotateWebhookSecret: async (merchantId) => (await accounts()).rotateWebhookSecret(merchantId),
+    createAdminToken: async (input) => (await open()).useCases.admin.createToken(input),
+    listAdminTokens: async () => (await open()).useCases.admin.listTokens(),
+    revokeAdminToken: async (id) => (await open()).useCases.admin.revokeToken(id),
   }
 }

@@ -26,6 +26,8 @@ export async function createHttpApp(
     {
       publicUrl: rt.config.publicUrl,
       authenticate: useCases.accounts.authenticate,
+      accounts: useCases.accounts,
+      admin: useCases.admin,
       rateLimiter,
       invoices: useCases.invoices,
       payments: useCases.payments,

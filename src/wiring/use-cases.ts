@@ -5,6 +5,7 @@
  */
 import type { AppDeps } from '../app/deps.js'
 import { bindAccountUseCases } from './use-cases/accounts.js'
+import { bindAdminUseCases } from './use-cases/admin.js'
 import { bindInvoiceUseCases, bindPaymentUseCases, bindSweeps } from './use-cases/invoices.js'
 import { bindWebhookDispatch, bindWebhookUseCases } from './use-cases/webhooks.js'
 
@@ -16,6 +17,7 @@ export function bindUseCases(deps: AppDeps, opts: { keyCacheTtl: number }) {
     webhooks: bindWebhookUseCases(deps),
     dispatch: bindWebhookDispatch(deps),
     accounts: bindAccountUseCases(deps, opts.keyCacheTtl),
+    admin: bindAdminUseCases(deps),
   }
 }
 

@@ -76,6 +76,21 @@ describe('invoice-service CLI (child process)', () => {
     expect(twice.stderr).toContain('not_found')
   })
 
+  it('when an admin token is created, listed and revoked, then it is printed once and the listing shows its prefix only', async () => {
+    const t = JSON.parse((await cli(['admin-token', 'create', '--name', 'ops', '--json'], env)).stdout)
+    expect(t).toMatchObject({ name: 'ops' })
+    expect(t.token).toMatch(/^adm_[A-Za-z0-9_-]{43}$/)
+    const listed = JSON.parse((await cli(['admin-token', 'list', '--json'], env)).stdout).tokens
+    expect(listed).toEqual([expect.objectContaining({ token_id: t.token_id, name: 'ops', revoked_at: null })])
+    expect(JSON.stringify(listed)).not.toContain(t.token)
+    expect((await cli(['admin-token', 'revoke', t.token_id], env)).code).toBe(0)
+    const after = JSON.parse((await cli(['admin-token', 'list', '--json'], env)).stdout).tokens
+    expect(after[0].revoked_at).not.toBeNull()
+    const twice = await cli(['admin-token', 'revoke', t.token_id], env)
+    expect(twice.code).toBe(3)
+    expect(twice.stderr).toContain('not_found')
+  })
+
   it('when a merchant is disabled and enabled, then its status follows', async () => {
     const m = JSON.parse((await cli(['merchant', 'create', '--name', 'Toggle', '--json'], env)).stdout)
     expect(JSON.parse((await cli(['merchant', 'disable', m.merchant_id, '--json'], env)).stdout).status).toBe(

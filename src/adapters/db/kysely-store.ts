@@ -6,6 +6,7 @@ import { Migrator, sql, type Kysely } from 'kysely'
 import type { Invoice } from '../../domain/invoice.js'
 import type { Store, Tx } from '../../ports/store.js'
 import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './repositories/account-repos.js'
+import { KyselyAdminTokenRepo } from './repositories/admin-token-repo.js'
 import { KyselyAttemptRepo } from './repositories/attempt-repo.js'
 import { KyselyDeliveryRepo } from './repositories/delivery-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './repositories/invoice-repo.js'
@@ -47,6 +48,7 @@ function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: Q
     webhookSecrets: new KyselyWebhookSecretRepo(db, guard),
     deliveries: new KyselyDeliveryRepo(db, guard, dialect),
     attempts: new KyselyAttemptRepo(db, guard, dialect),
+    adminTokens: new KyselyAdminTokenRepo(db, guard),
   }
 }
 
@@ -71,6 +73,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
     webhookSecrets: top.webhookSecrets,
     deliveries: top.deliveries,
     attempts: top.attempts,
+    adminTokens: top.adminTokens,
     ...(opts.standaloneInserts === true ? { insertInvoice: (inv: Invoice) => top.invoices.insert(inv) } : {}),
 
     async migrate() {

@@ -12,4 +12,6 @@ export const nodeSecrets: Secrets = {
     return x.length === y.length && timingSafeEqual(x, y)
   },
   newWebhookSecret: () => `whsec_${randomBytes(32).toString('base64')}`,
+  newToken: (prefix) => `${prefix}${randomBytes(32).toString('base64url')}`,
+  hashToken: (token) => hash('sha256', token, 'hex'),
 }

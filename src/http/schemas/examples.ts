@@ -108,8 +108,8 @@ const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { f
   },
   unavailable: { summary: 'The database cannot be reached; retry', detail: 'storage is unavailable; retry shortly' },
   unauthenticated: {
-    summary: 'A provider notification whose signature or sender could not be verified',
-    detail: 'the notification could not be verified: no signature matches the payload',
+    summary: 'No valid credentials: an admin token missing, unknown or revoked; a provider notification not verified',
+    detail: 'the admin token is unknown or revoked',
   },
   provider_error: {
     summary: 'The acquirer refused the request; nothing changed',
