@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util'
 import type { IssuedAdminToken } from '../app/create-admin-token.js'
 import type { CreatedMerchant } from '../app/create-merchant.js'
+import type { InviteInput } from '../app/invite-user.js'
+import type { IssuedLink } from '../app/user-records.js'
 import type { IssuedKey } from '../app/merchant-records.js'
 import type { AdminTokenRecord } from '../domain/admin-token.js'
 import { AppError } from '../domain/errors.js'
@@ -19,6 +21,8 @@ export interface CliCommands {
   createAdminToken(input: { name?: string | undefined }): Promise<IssuedAdminToken>
   listAdminTokens(): Promise<AdminTokenRecord[]>
   revokeAdminToken(id: string): Promise<void>
+  inviteUser(input: InviteInput): Promise<IssuedLink>
+  resetPassword(email: string): Promise<IssuedLink>
 }
 
 export interface CliIo {
@@ -41,6 +45,9 @@ Commands:
   admin-token create [--name NAME]                   a bearer token of the admin API (/api/admin/v1); shown once
   admin-token list                                   list admin tokens (prefixes only)
   admin-token revoke TOKEN_ID                        revoke an admin token
+  user invite --merchant ID --email E [--role R]     a dashboard user (owner or viewer); prints a one-time link (24 h)
+  user invite --admin --email E                      an operator of the dashboard; prints a one-time link (24 h)
+  user reset-password --email E                      a new one-time link where the user sets a new password
 
 Every command but serve accepts --json: the output is then one JSON object and nothing else.
 Configuration comes from the environment (DATABASE_URL, …); see the README.
@@ -94,6 +101,8 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
   'admin-token create': ['name'],
   'admin-token list': [],
   'admin-token revoke': [],
+  'user invite': ['merchant', 'email', 'role', 'admin'],
+  'user reset-password': ['email'],
 }
 
 /** `serve` runs only bare (main starts it); with options or arguments, before or after it, this says why. */
@@ -113,6 +122,9 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
       name: { type: 'string' },
       'default-service': { type: 'string' },
       merchant: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      admin: { type: 'boolean' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -287,9 +299,44 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
       print(`admin token ${id} revoked`, { token_id: id, revoked: true })
       return
     }
+    case 'user invite': {
+      noExtra(arg)
+      const email = need(o.email, '--email E')
+      if (o.admin === true && (o.merchant !== undefined || o.role !== undefined))
+        throw new UsageError('user invite --admin takes neither --merchant nor --role')
+      const link = await c.inviteUser(
+        o.admin === true
+          ? { admin: true, email }
+          : { merchantId: need(o.merchant, '--merchant ID (or --admin)'), email, role: o.role },
+      )
+      printLink(print, link)
+      return
+    }
+    case 'user reset-password': {
+      noExtra(arg)
+      printLink(print, await c.resetPassword(need(o.email, '--email E')))
+      return
+    }
     default:
       throw new UsageError(`unknown command "${cmd}"`)
   }
+}
+
+function printLink(print: (human: string, obj: unknown) => void, link: IssuedLink): void {
+  const obj = {
+    user_id: link.user.id,
+    email: link.user.email,
+    role: link.user.role,
+    merchant_id: link.user.merchantId,
+    url: link.url,
+    expires_at: link.expiresAt.toISOString(),
+  }
+  print(
+    `user:    ${obj.email} (${obj.role}${obj.merchant_id === null ? '' : ` of merchant ${obj.merchant_id}`})\n` +
+      `link:    ${obj.url}\nexpires: ${obj.expires_at}\n\n` +
+      'Give the link to the user: it sets their password, works once, and is not shown again.',
+    obj,
+  )
 }
 
 function merchantJson(m: Merchant): {

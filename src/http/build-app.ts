@@ -10,6 +10,7 @@ import { frameworkErrors, registerProblemJson } from './plugins/problem-json.js'
 import { registerRequestId, requestIdOf } from './plugins/request-id.js'
 import { registerWriteBatching } from './plugins/write-batching.js'
 import { adminMerchantRoutes } from './routes/admin/merchants.js'
+import { adminUserRoutes } from './routes/admin/users.js'
 import { invoiceRoutes } from './routes/invoices.js'
 import { payRoutes } from './routes/pay.js'
 import { providerRoutes } from './routes/providers.js'
@@ -115,6 +116,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   await app.register(async (adminScope) => {
     adminScope.addHook('onRequest', requireAdminToken(full.admin.authenticate, full.rateLimiter))
     adminMerchantRoutes(adminScope, full)
+    adminUserRoutes(adminScope, full)
   })
   publicRoutes(app, full)
   await payRoutes(app, full)

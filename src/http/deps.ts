@@ -39,6 +39,8 @@ export interface HttpDeps {
   readonly accounts: UseCases['accounts']
   /** Admin tokens (docs/admin-api.md#authentication). */
   readonly admin: UseCases['admin']
+  /** Dashboard users and their sessions (docs/dashboard.md). */
+  readonly users: UseCases['users']
   /** Per-key and failed-authentication limits (docs/api.md#limits). */
   readonly rateLimiter: RateLimiter
   readonly invoices: InvoiceUseCases

@@ -11,6 +11,14 @@ import type {
 } from '../domain/delivery.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../domain/merchant.js'
 import type { PaymentAttempt } from '../domain/payment-attempt.js'
+import type {
+  RecoveryCodeRepo,
+  SessionRepo,
+  SignInThrottleRepo,
+  UserLinkRepo,
+  UserReader,
+  UserRepo,
+} from './user-store.js'
 
 /** A page position for newest-first listings: the last row's (createdAt, id). */
 export interface Cursor {
@@ -219,6 +227,11 @@ export interface Tx {
   readonly deliveries: DeliveryRepo
   readonly attempts: AttemptRepo
   readonly adminTokens: AdminTokenRepo
+  readonly users: UserRepo
+  readonly userLinks: UserLinkRepo
+  readonly recoveryCodes: RecoveryCodeRepo
+  readonly sessions: SessionRepo
+  readonly signInThrottle: SignInThrottleRepo
 }
 
 /** The storage port; adapters: SQLite (embedded default) and PostgreSQL. */
@@ -239,6 +252,9 @@ export interface Store {
   readonly deliveries: DeliveryReader
   readonly attempts: AttemptReader & Pick<AttemptRepo, 'dueStats'>
   readonly adminTokens: AdminTokenReader
+  readonly users: UserReader
+  /** Sessions are read on every dashboard request, outside a transaction. */
+  readonly sessions: Pick<SessionRepo, 'findByHash' | 'touch'>
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
   /** Resolves when the database answers a trivial query and can take writes now (readiness); rejects otherwise. */

@@ -21,5 +21,7 @@ export function cliCommands(runtime: Runtime | (() => Promise<Runtime>)): CliCom
     createAdminToken: async (input) => (await open()).useCases.admin.createToken(input),
     listAdminTokens: async () => (await open()).useCases.admin.listTokens(),
     revokeAdminToken: async (id) => (await open()).useCases.admin.revokeToken(id),
+    inviteUser: async (input) => (await open()).useCases.users.invite(input),
+    resetPassword: async (email) => (await open()).useCases.users.resetPassword(email),
   }
 }

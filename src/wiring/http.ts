@@ -28,6 +28,7 @@ export async function createHttpApp(
       authenticate: useCases.accounts.authenticate,
       accounts: useCases.accounts,
       admin: useCases.admin,
+      users: useCases.users,
       rateLimiter,
       invoices: useCases.invoices,
       payments: useCases.payments,

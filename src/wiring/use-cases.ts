@@ -6,6 +6,7 @@
 import type { AppDeps } from '../app/deps.js'
 import { bindAccountUseCases } from './use-cases/accounts.js'
 import { bindAdminUseCases } from './use-cases/admin.js'
+import { bindUserUseCases } from './use-cases/users.js'
 import { bindInvoiceUseCases, bindPaymentUseCases, bindSweeps } from './use-cases/invoices.js'
 import { bindWebhookDispatch, bindWebhookUseCases } from './use-cases/webhooks.js'
 
@@ -18,6 +19,7 @@ export function bindUseCases(deps: AppDeps, opts: { keyCacheTtl: number }) {
     dispatch: bindWebhookDispatch(deps),
     accounts: bindAccountUseCases(deps, opts.keyCacheTtl),
     admin: bindAdminUseCases(deps),
+    users: bindUserUseCases(deps),
   }
 }
 

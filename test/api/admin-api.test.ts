@@ -118,6 +118,34 @@ describe('the admin API (docs/admin-api.md)', () => {
     expectProblem(bad, 400, 'invalid_json')
   })
 
+  it('when a user is invited, then 201 with the one-time link; a bad combination, a taken address or an unknown merchant is refused', async () => {
+    const m = await t.merchant()
+    const invited = await admin('POST', '/users', { email: 'Owner@Acme.example', role: 'owner', merchant_id: m.id })
+    expect(invited.status, invited.text).toBe(201)
+    expect(invited.body).toMatchObject({ email: 'owner@acme.example', role: 'owner', merchant_id: m.id })
+    expect(invited.body.url).toMatch(/^http:\/\/pay\.test\/dashboard\/invite\/[A-Za-z0-9_-]{43}$/)
+    const operator = await admin('POST', '/users', { email: 'ops@service.example', role: 'admin' })
+    expect(operator.status, operator.text).toBe(201)
+    expect(operator.body.merchant_id).toBeNull()
+
+    expectProblem(await admin('POST', '/users', { email: 'x@acme.example', role: 'owner' }), 400, 'validation_failed')
+    expectProblem(
+      await admin('POST', '/users', { email: 'y@acme.example', role: 'admin', merchant_id: m.id }),
+      400,
+      'validation_failed',
+    )
+    expectProblem(
+      await admin('POST', '/users', { email: 'owner@acme.example', role: 'viewer', merchant_id: m.id }),
+      400,
+      'validation_failed',
+    )
+    expectProblem(
+      await admin('POST', '/users', { email: 'z@acme.example', role: 'viewer', merchant_id: UNKNOWN }),
+      404,
+      'not_found',
+    )
+  })
+
   it('when an address keeps sending wrong tokens, then 429 rate_limited, even with the right token', async () => {
     const wrong = { authorization: `Bearer adm_${'B'.repeat(43)}` }
     let res: Answer<number, any> | undefined

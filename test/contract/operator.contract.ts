@@ -47,3 +47,23 @@ export function describeOperatorContract(ctx: ContractContext): void {
     })
   })
 }
+
+/** The sign-in throttle's counting upsert (docs/dashboard.md#sign-in): its SQL differs from the other repos'. */
+export function describeSignInThrottleContract(ctx: ContractContext): void {
+  describe('signInThrottle', () => {
+    it('when failures are recorded, then they count within the window and start again after it; clear forgets them', async () => {
+      const store = ctx.store()
+      const count = (now: Date) => store.transaction((tx) => tx.signInThrottle.failures('account:a', now, HOUR))
+      const fail = (now: Date) => store.transaction((tx) => tx.signInThrottle.recordFailure('account:a', now, HOUR))
+      expect(await count(at(0))).toBe(0)
+      expect(await fail(at(0))).toBe(1)
+      expect(await fail(at(MINUTE))).toBe(2)
+      expect(await Promise.all([fail(at(2 * MINUTE)), fail(at(2 * MINUTE))])).toEqual(expect.arrayContaining([3, 4]))
+      expect(await count(at(2 * MINUTE))).toBe(4)
+      expect(await count(at(HOUR))).toBe(0)
+      expect(await fail(at(HOUR))).toBe(1)
+      await store.transaction((tx) => tx.signInThrottle.clear('account:a'))
+      expect(await count(at(HOUR))).toBe(0)
+    })
+  })
+}

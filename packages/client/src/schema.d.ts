@@ -278,6 +278,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a dashboard user; answers the one-time link where they set a password
+         * @description The link is valid for 24 hours and works once; it is in this answer only. An address that has an account already is refused (400): print a new link with `invoice-service user reset-password` instead.
+         */
+        post: operations["adminInviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/qr/{invoice_id}.png": {
         parameters: {
             query?: never;
@@ -894,6 +914,34 @@ export interface components {
             revoked_at: string | null;
             /** @description The key: shown once, only its hash is stored */
             api_key: string;
+        };
+        /**
+         * @example {
+         *       "user_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a12",
+         *       "email": "owner@acme.example",
+         *       "role": "owner",
+         *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *       "url": "https://pay.shop.example/dashboard/invite/q7Hk2vTn0bW9cXs4rLmPz1aYdE6fGj3uKi8oNh5wQtM",
+         *       "expires_at": "2026-11-23T03:07:20.123Z"
+         *     }
+         */
+        Invitation: {
+            /** Format: uuid */
+            user_id: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "viewer" | "admin";
+            merchant_id: string | null;
+            /**
+             * Format: uri
+             * @description The one-time link where the user sets a password: shown once
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            expires_at: string;
         };
         /**
          * @example {
@@ -2623,6 +2671,119 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Problem with code `validation_failed` or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminInviteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "owner@acme.example",
+                 *       "role": "owner",
+                 *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The user’s address (one account per address) */
+                    email: string;
+                    /**
+                     * @description owner: everything of the merchant; viewer: read only; admin: an operator (no merchant_id)
+                     * @enum {string}
+                     */
+                    role: "owner" | "viewer" | "admin";
+                    /** @description The merchant of an owner or a viewer */
+                    merchant_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
             };
             /** @description Problem with code `validation_failed` or `invalid_json` */
             400: {

@@ -1,5 +1,5 @@
 /** Wire shapes of the admin API (docs/admin-api.md). */
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { EXAMPLE_IDS } from './examples.js'
 import { Nullable, Timestamp } from './common.js'
 
@@ -115,11 +115,53 @@ export const KeyIdParams = Type.Object({
   key_id: Type.String({ description: 'API key id (UUID)', examples: [KEY_ID] }),
 })
 
-export const ADMIN_SCHEMAS = [
+export const InviteUserBody = Type.Object(
+  {
+    email: Type.String({ maxLength: 254, description: 'The user’s address (one account per address)' }),
+    role: Type.String({
+      enum: ['owner', 'viewer', 'admin'],
+      description: 'owner: everything of the merchant; viewer: read only; admin: an operator (no merchant_id)',
+    }),
+    merchant_id: Type.Optional(Type.String({ description: 'The merchant of an owner or a viewer' })),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ email: 'owner@acme.example', role: 'owner', merchant_id: EXAMPLE_IDS.merchant }],
+  },
+)
+
+export const InvitationResponse = Type.Object(
+  {
+    user_id: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    role: Type.String({ enum: ['owner', 'viewer', 'admin'] }),
+    merchant_id: Nullable(Type.String({ format: 'uuid' })),
+    url: Type.String({ format: 'uri', description: 'The one-time link where the user sets a password: shown once' }),
+    expires_at: Timestamp,
+  },
+  {
+    $id: 'Invitation',
+    additionalProperties: false,
+    examples: [
+      {
+        user_id: '0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a12',
+        email: 'owner@acme.example',
+        role: 'owner',
+        merchant_id: EXAMPLE_IDS.merchant,
+        url: 'https://pay.shop.example/dashboard/invite/q7Hk2vTn0bW9cXs4rLmPz1aYdE6fGj3uKi8oNh5wQtM',
+        expires_at: '2026-11-23T03:07:20.123Z',
+      },
+    ],
+  },
+)
+
+/** The named schemas of the admin API, added to the app once. */
+export const ADMIN_SCHEMAS: TSchema[] = [
   AdminMerchantSchema,
   AdminMerchantListResponse,
   CreatedMerchantResponse,
   AdminApiKeySchema,
   AdminApiKeyListResponse,
   IssuedApiKeyResponse,
+  InvitationResponse,
 ]

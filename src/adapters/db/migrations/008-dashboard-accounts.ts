@@ -1,7 +1,7 @@
 /**
- * Migration 008: the accounts of the admin API (docs/admin-api.md) and of the dashboard: users, one-time links,
- * recovery codes, sessions and the sign-in throttle. Admin tokens, links and sessions are stored only as SHA-256
- * hashes; passwords as scrypt hashes. Frozen once released.
+ * Migration 008: the accounts of the admin API (docs/admin-api.md) and of the dashboard (docs/dashboard.md):
+ * admin tokens, users, one-time links, recovery codes, sessions and the sign-in throttle. Tokens, links and
+ * sessions are stored only as SHA-256 hashes; passwords as scrypt hashes. Frozen once released.
  */
 import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely'
 import type { SqlDialect } from '../schema.js'
