@@ -8,8 +8,9 @@ import { isTotpCode, recoveryCodeHash, type UserDeps } from './user-records.js'
 const ISSUER = 'Invoice Service'
 
 /**
- * Enrolment, first step (docs/dashboard.md#two-factor): a new secret, kept on the user but not in force until a
- * code from it is confirmed. Returns the otpauth:// URI the page shows as a QR code, and the secret for typing in.
+ * Enrolment, first step (docs/dashboard.md#two-factor): a new secret (or the one of an enrolment begun already),
+ * kept on the user but not in force until a code from it is confirmed. Returns the otpauth:// URI the page shows
+ * as a QR code, and the secret for typing in.
  */
 export async function beginTotpEnrolment(
   deps: UserDeps,
@@ -18,8 +19,9 @@ export async function beginTotpEnrolment(
   const user = await deps.store.users.findById(userId)
   if (user === undefined) throw new AppError('not_found', 'no such user')
   if (user.totpEnabledAt !== null) throw new AppError('invalid_transition', 'two-factor sign-in is on already')
-  const secret = deps.secrets.newTotpSecret()
-  await deps.store.transaction((tx) => tx.users.setTotp(userId, secret, null))
+  // an enrolment begun and not confirmed keeps its secret: a reloaded page shows what the app scanned already
+  const secret = user.totpSecret ?? deps.secrets.newTotpSecret()
+  if (user.totpSecret === null) await deps.store.transaction((tx) => tx.users.setTotp(userId, secret, null))
   return { uri: otpauthUri(ISSUER, user.email, secret), secret }
 }
 

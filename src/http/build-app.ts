@@ -9,6 +9,7 @@ import { clientErrors } from './plugins/client-errors.js'
 import { frameworkErrors, registerProblemJson } from './plugins/problem-json.js'
 import { registerRequestId, requestIdOf } from './plugins/request-id.js'
 import { registerWriteBatching } from './plugins/write-batching.js'
+import { dashboardRoutes } from './dashboard/routes.js'
 import { adminMerchantRoutes } from './routes/admin/merchants.js'
 import { adminUserRoutes } from './routes/admin/users.js'
 import { invoiceRoutes } from './routes/invoices.js'
@@ -120,6 +121,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   })
   publicRoutes(app, full)
   await payRoutes(app, full)
+  await dashboardRoutes(app, full)
   await providerRoutes(app, full)
   return app
 }

@@ -14,6 +14,7 @@ describe('loggableUrl (the access log never holds a key or secret a client put i
       '/api/admin/v1/merchants?token=adm_Vb3kQm0aO3N30vTump1TDg8y29kXGbt1okbrUuc4lC',
       '/api/admin/v1/merchants?token=adm_[redacted]',
     ],
+    ['/dashboard/invite/q7Hk2vTn0bW9cXs4rLmPz1aYdE6fGj3uKi8oNh5wQtM?lang=ru', '/dashboard/invite/[redacted]?lang=ru'],
   ])('when the URL is %s, then it is logged as %s', (url, logged) => {
     expect(loggableUrl(url)).toBe(logged)
   })
