@@ -2,7 +2,7 @@ import { AppError, validationFailed } from '../domain/errors.js'
 import type { UserId } from '../domain/ids.js'
 import { otpauthUri } from '../domain/totp.js'
 import { RECOVERY_CODE_COUNT } from '../domain/user.js'
-import { isTotpCode, recoveryCodeHash, type UserDeps } from './user-records.js'
+import { recoveryCodeHash, totpStep, type UserDeps } from './user-records.js'
 
 /** The name authenticator apps show beside the account. */
 const ISSUER = 'Invoice Service'
@@ -34,12 +34,14 @@ export async function confirmTotpEnrolment(deps: UserDeps, userId: UserId, code:
   if (user === undefined) throw new AppError('not_found', 'no such user')
   if (user.totpEnabledAt !== null) throw new AppError('invalid_transition', 'two-factor sign-in is on already')
   if (user.totpSecret === null) throw new AppError('invalid_transition', 'start the enrolment first')
-  if (!isTotpCode(deps, user.totpSecret, code))
-    throw validationFailed([{ field: 'code', message: 'is not the code the app shows now' }])
+  const step = totpStep(deps, user.totpSecret, code)
+  if (step === undefined) throw validationFailed([{ field: 'code', message: 'is not the code the app shows now' }])
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => deps.secrets.newRecoveryCode())
   const now = deps.clock.now()
   await deps.store.transaction(async (tx) => {
     await tx.users.setTotp(userId, user.totpSecret, now)
+    // the confirming code is spent: it does not also sign in
+    await tx.users.useTotpStep(userId, step)
     await tx.recoveryCodes.replace(
       userId,
       codes.map((c) => ({ id: deps.newId(), hash: recoveryCodeHash(deps, c) })),

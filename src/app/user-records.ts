@@ -1,7 +1,7 @@
 /** What the dashboard's account use cases share: their dependencies, links, sessions and the second factor. */
 import { AppError } from '../domain/errors.js'
 import type { SessionId, UserId } from '../domain/ids.js'
-import { base32Decode, verifyTotp } from '../domain/totp.js'
+import { base32Decode, matchTotp } from '../domain/totp.js'
 import { LINK_LIFETIME_MS, type LinkPurpose, type Session, type SessionStage, type User } from '../domain/user.js'
 import type { Tx } from '../ports/store.js'
 import type { AppDeps } from './deps.js'
@@ -62,10 +62,10 @@ export async function insertSession(
   return { token, session }
 }
 
-/** Whether `code` is the user's current TOTP value (one step of drift either way). */
-export function isTotpCode(deps: Pick<AppDeps, 'secrets' | 'clock'>, secret: string, code: string): boolean {
+/** The TOTP time step `code` is the value of for this secret (one step of drift either way); undefined when none. */
+export function totpStep(deps: Pick<AppDeps, 'secrets' | 'clock'>, secret: string, code: string): number | undefined {
   const key = base32Decode(secret)
-  return key !== undefined && verifyTotp(deps.secrets.hmacSha1, key, code, deps.clock.now())
+  return key === undefined ? undefined : matchTotp(deps.secrets.hmacSha1, key, code, deps.clock.now())
 }
 
 /** A recovery code as hashed: lower-case, without spaces or the dash, so `ABCDE FGHIJ` is the same code. */

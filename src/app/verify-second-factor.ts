@@ -2,7 +2,7 @@ import { isSessionLive, normalizeEmail } from '../domain/user.js'
 import { recordFailure, refuseWhenThrottled } from './sign-in.js'
 import {
   insertSession,
-  isTotpCode,
+  totpStep,
   recoveryCodeHash,
   signInRefused,
   type StartedSession,
@@ -27,9 +27,14 @@ export async function verifySecondFactor(
   const keys = { account: `account:${normalizeEmail(user.email) ?? user.email}`, address: `address:${input.address}` }
   await refuseWhenThrottled(deps, keys, now)
   const code = input.code.trim()
-  const byApp = /^\d{6}$/.test(code.replace(/\s/g, '')) && isTotpCode(deps, user.totpSecret, code)
+  const step = /^\d{6}$/.test(code.replace(/\s/g, '')) ? totpStep(deps, user.totpSecret, code) : undefined
   const started = await deps.store.transaction(async (tx) => {
-    if (!byApp && !(await tx.recoveryCodes.use(user.id, recoveryCodeHash(deps, code), now))) return undefined
+    // a code from the app is accepted once (RFC 6238 §5.2): a step used already, by this sign-in or another, fails
+    const accepted =
+      step !== undefined
+        ? await tx.users.useTotpStep(user.id, step)
+        : await tx.recoveryCodes.use(user.id, recoveryCodeHash(deps, code), now)
+    if (!accepted) return undefined
     await tx.sessions.end(session.id, now)
     await tx.signInThrottle.clear(keys.account)
     return insertSession(tx, deps, user.id, 'full')

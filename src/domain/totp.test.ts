@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { base32Decode, base32Encode, hotp, otpauthUri, totp, verifyTotp, type Hmac } from './totp.js'
+import { base32Decode, base32Encode, hotp, matchTotp, otpauthUri, totp, verifyTotp, type Hmac } from './totp.js'
 
 const sha1: Hmac = (key, message) => createHmac('sha1', key).update(message).digest()
 // RFC 6238 appendix B and RFC 4226 appendix D: the ASCII secret "12345678901234567890"
@@ -43,6 +43,8 @@ describe('TOTP (RFC 6238) over HOTP (RFC 4226)', () => {
     expect(verifyTotp(sha1, KEY, at(-90), now)).toBe(false)
     expect(verifyTotp(sha1, KEY, '12345', now)).toBe(false)
     expect(verifyTotp(sha1, KEY, 'abcdef', now)).toBe(false)
+    expect(matchTotp(sha1, KEY, at(-30), now)).toBe(Math.floor(1111111111 / 30) - 1)
+    expect(matchTotp(sha1, KEY, at(0), now)).toBe(Math.floor(1111111111 / 30))
   })
 
   it('when bytes go through base32, then they come back; the RFC 4648 vector holds', () => {

@@ -77,16 +77,22 @@ export function totp(hmac: Hmac, key: Uint8Array, now: Date, digits = TOTP_DIGIT
 }
 
 /**
- * Whether `code` is the TOTP value of the current step or of the one before or after (RFC 6238 §5.2: one step of
- * clock drift either way). Every candidate is computed and compared, so the time taken says nothing of which matched.
+ * The time step whose TOTP value `code` is, among the current one and the one before or after (RFC 6238 §5.2: one
+ * step of clock drift either way); undefined when none. Every candidate is computed and compared, so the time taken
+ * says nothing of which matched. The caller refuses a step already used (§5.2: a code is accepted once).
  */
-export function verifyTotp(hmac: Hmac, key: Uint8Array, code: string, now: Date): boolean {
+export function matchTotp(hmac: Hmac, key: Uint8Array, code: string, now: Date): number | undefined {
   const wanted = code.replace(/\s/g, '')
-  if (!/^\d{6}$/.test(wanted)) return false
+  if (!/^\d{6}$/.test(wanted)) return undefined
   const counter = totpCounter(now)
-  let matched = false
-  for (const c of [counter - 1, counter, counter + 1]) matched = sameDigits(hotp(hmac, key, c), wanted) || matched
+  let matched: number | undefined
+  for (const c of [counter - 1, counter, counter + 1]) if (sameDigits(hotp(hmac, key, c), wanted)) matched ??= c
   return matched
+}
+
+/** Whether `code` is the TOTP value of the current step or a neighbour (see `matchTotp`). */
+export function verifyTotp(hmac: Hmac, key: Uint8Array, code: string, now: Date): boolean {
+  return matchTotp(hmac, key, code, now) !== undefined
 }
 
 function sameDigits(a: string, b: string): boolean {

@@ -16,6 +16,8 @@ export interface UserRepo extends UserReader {
   setPassword(id: UserId, passwordHash: string, at: Date): Promise<void>
   /** Sets the TOTP secret and when it came into force (null: enrolment begun, not confirmed). */
   setTotp(id: UserId, secret: string | null, enabledAt: Date | null): Promise<void>
+  /** Compare-and-set: records TOTP time step `step` as used, only if it is later than the last one; false otherwise. */
+  useTotpStep(id: UserId, step: number): Promise<boolean>
 }
 
 export interface UserLinkRepo {

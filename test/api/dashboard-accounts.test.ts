@@ -144,6 +144,7 @@ describe('dashboard accounts (docs/dashboard.md)', () => {
     expect(recovery).toHaveLength(10)
     expect(new Set(recovery).size).toBe(10)
     await rejects(users.beginTotpEnrolment(user.id), 'invalid_transition')
+    t.clock.advance(30) // the confirming code is spent: the next step's code signs in
 
     const waiting = await signIn()
     expect(waiting.session.stage).toBe('totp')
@@ -164,6 +165,20 @@ describe('dashboard accounts (docs/dashboard.md)', () => {
       users.verifySecondFactor({ token: waiting.token, code: code(enrol.secret, t.clock.now()), address: ADDRESS }),
       'unauthenticated',
     )
+
+    // the same code once more, in the same step: refused (RFC 6238 §5.2: a code is accepted once)
+    const replay = await signIn()
+    await rejects(
+      users.verifySecondFactor({ token: replay.token, code: code(enrol.secret, t.clock.now()), address: ADDRESS }),
+      'unauthenticated',
+    )
+    t.clock.advance(30)
+    const next = await users.verifySecondFactor({
+      token: replay.token,
+      code: code(enrol.secret, t.clock.now()),
+      address: ADDRESS,
+    })
+    expect((await users.authenticate(next.token)).user.id).toBe(user.id)
 
     const again = await signIn()
     const byRecovery = await users.verifySecondFactor({

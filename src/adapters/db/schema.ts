@@ -139,6 +139,7 @@ export interface UserRow {
   password_hash: string | null
   totp_secret: string | null
   totp_enabled_at: Millis | null
+  totp_last_step: number | null
   password_changed_at: Millis | null
   created_at: Millis
 }

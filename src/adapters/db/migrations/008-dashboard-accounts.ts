@@ -36,6 +36,8 @@ export function dashboardAccountsMigration(dialect: SqlDialect): Migration {
         .addColumn('password_hash', 'text')
         .addColumn('totp_secret', 'text')
         .addColumn('totp_enabled_at', int64)
+        // the last TOTP time step accepted: a code is accepted once (RFC 6238 §5.2)
+        .addColumn('totp_last_step', int64)
         .addColumn('password_changed_at', int64)
         .addColumn('created_at', int64, (c) => c.notNull())
         .addCheckConstraint('users_role_check', sql`role in ('owner', 'viewer', 'admin')`)

@@ -27,7 +27,7 @@ const USER_COLUMNS = [
   'created_at',
 ] as const
 
-const toUser = (r: UserRow): User => ({
+const toUser = (r: Pick<UserRow, (typeof USER_COLUMNS)[number]>): User => ({
   id: r.id as UserId,
   merchantId: r.merchant_id as MerchantId | null,
   email: r.email,
@@ -88,6 +88,7 @@ export class KyselyUserRepo extends Repo implements UserRepo {
           password_hash: u.passwordHash,
           totp_secret: u.totpSecret,
           totp_enabled_at: ms(u.totpEnabledAt),
+          totp_last_step: null,
           password_changed_at: ms(u.passwordChangedAt),
           created_at: u.createdAt.getTime(),
         })
@@ -105,6 +106,18 @@ export class KyselyUserRepo extends Repo implements UserRepo {
         .where('id', '=', id)
         .execute(),
     )
+  }
+
+  async useTotpStep(id: UserId, step: number): Promise<boolean> {
+    const r = await this.guard(
+      this.db
+        .updateTable('users')
+        .set({ totp_last_step: step })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+        .executeTakeFirst(),
+    )
+    return r.numUpdatedRows > 0n
   }
 
   async setTotp(id: UserId, secret: string | null, enabledAt: Date | null): Promise<void> {
