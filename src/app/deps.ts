@@ -3,6 +3,7 @@ import type { NewId } from '../domain/ids.js'
 import type { Clock } from '../ports/clock.js'
 import type { EventSignal } from '../ports/event-signal.js'
 import type { ProviderRegistry } from '../ports/payment-provider.js'
+import type { PasswordHasher } from '../ports/password-hasher.js'
 import type { Secrets } from '../ports/secrets.js'
 import type { Store } from '../ports/store.js'
 import type { WebhookMetrics } from '../ports/webhook-metrics.js'
@@ -38,6 +39,8 @@ export interface AppDeps {
   readonly clock: Clock
   readonly newId: NewId
   readonly secrets: Secrets
+  /** Dashboard passwords (docs/dashboard.md#passwords). */
+  readonly passwords: PasswordHasher
   /** The provider of each service (docs/providers.md#configuration). */
   readonly providers: ProviderRegistry
   /** Acquirer payments (docs/providers.md#reconciliation, docs/configuration.md#variables). */

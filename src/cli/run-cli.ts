@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util'
+import type { IssuedAdminToken } from '../app/create-admin-token.js'
 import type { CreatedMerchant } from '../app/create-merchant.js'
+import type { InviteInput } from '../app/invite-user.js'
+import type { IssuedLink } from '../app/user-records.js'
 import type { IssuedKey } from '../app/merchant-records.js'
+import type { AdminTokenRecord } from '../domain/admin-token.js'
 import { AppError } from '../domain/errors.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus } from '../domain/merchant.js'
 
@@ -17,6 +21,11 @@ export interface CliCommands {
   /** The payout address stored (checksummed). */
   setPayout(merchantId: string, service: string, address: string): Promise<string>
   deployFactory(service: string | undefined): Promise<{ service: string; address: string }>
+  createAdminToken(input: { name?: string | undefined }): Promise<IssuedAdminToken>
+  listAdminTokens(): Promise<AdminTokenRecord[]>
+  revokeAdminToken(id: string): Promise<void>
+  inviteUser(input: InviteInput): Promise<IssuedLink>
+  resetPassword(email: string): Promise<IssuedLink>
 }
 
 export interface CliIo {
@@ -39,6 +48,12 @@ Commands:
   merchant set-payout --merchant ID --service S --address 0x…
                                                      where the merchant's stablecoin deposits of S are forwarded
   evm deploy-factory [--service S]                   deploy the deposit forwarders' factory; prints its address
+  admin-token create [--name NAME]                   a bearer token of the admin API (/api/admin/v1); shown once
+  admin-token list                                   list admin tokens (prefixes only)
+  admin-token revoke TOKEN_ID                        revoke an admin token
+  user invite --merchant ID --email E [--role R]     a dashboard user (owner or viewer); prints a one-time link (24 h)
+  user invite --admin --email E                      an operator of the dashboard; prints a one-time link (24 h)
+  user reset-password --email E                      a new one-time link where the user sets a new password
 
 Every command but serve accepts --json: the output is then one JSON object and nothing else.
 Configuration comes from the environment (DATABASE_URL, …); see the README.
@@ -91,6 +106,11 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
   'webhook-secret rotate': ['merchant'],
   'merchant set-payout': ['merchant', 'service', 'address'],
   'evm deploy-factory': ['service'],
+  'admin-token create': ['name'],
+  'admin-token list': [],
+  'admin-token revoke': [],
+  'user invite': ['merchant', 'email', 'role', 'admin'],
+  'user reset-password': ['email'],
 }
 
 /** `serve` runs only bare (main starts it); with options or arguments, before or after it, this says why. */
@@ -112,6 +132,9 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
       merchant: { type: 'string' },
       service: { type: 'string' },
       address: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      admin: { type: 'boolean' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -267,9 +290,84 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
       })
       return
     }
+    case 'admin-token create': {
+      noExtra(arg)
+      const t = await c.createAdminToken({ name: o.name })
+      const obj = {
+        token_id: t.record.id,
+        name: t.record.name,
+        token: t.token,
+        created_at: t.record.createdAt.toISOString(),
+      }
+      print(
+        `token_id: ${obj.token_id}\nname:     ${obj.name}\ntoken:    ${obj.token}\n\n` +
+          'Send it as "Authorization: Bearer <token>" to /api/admin/v1. Store it now: it is not shown again.',
+        obj,
+      )
+      return
+    }
+    case 'admin-token list': {
+      noExtra(arg)
+      const tokens = (await c.listAdminTokens()).map((t) => ({
+        token_id: t.id,
+        name: t.name,
+        prefix: `${t.prefix}…`,
+        created_at: t.createdAt.toISOString(),
+        revoked_at: t.revokedAt === null ? null : t.revokedAt.toISOString(),
+      }))
+      print(
+        tokens
+          .map((t) => `${t.token_id}  ${t.prefix}  ${t.revoked_at === null ? 'active ' : 'revoked'}  ${t.name}`)
+          .join('\n') || 'no admin tokens',
+        { tokens },
+      )
+      return
+    }
+    case 'admin-token revoke': {
+      noExtra()
+      const id = need(arg, 'TOKEN_ID')
+      await c.revokeAdminToken(id)
+      print(`admin token ${id} revoked`, { token_id: id, revoked: true })
+      return
+    }
+    case 'user invite': {
+      noExtra(arg)
+      const email = need(o.email, '--email E')
+      if (o.admin === true && (o.merchant !== undefined || o.role !== undefined))
+        throw new UsageError('user invite --admin takes neither --merchant nor --role')
+      const link = await c.inviteUser(
+        o.admin === true
+          ? { admin: true, email }
+          : { merchantId: need(o.merchant, '--merchant ID (or --admin)'), email, role: o.role },
+      )
+      printLink(print, link)
+      return
+    }
+    case 'user reset-password': {
+      noExtra(arg)
+      printLink(print, await c.resetPassword(need(o.email, '--email E')))
+      return
+    }
     default:
       throw new UsageError(`unknown command "${cmd}"`)
   }
+}
+
+function printLink(print: (human: string, obj: unknown) => void, link: IssuedLink): void {
+  const obj = {
+    user_id: link.user.id,
+    email: link.user.email,
+    role: link.user.role,
+    merchant_id: link.user.merchantId,
+    url: link.url,
+    expires_at: link.expiresAt.toISOString(),
+  }
+  print(
+    `user:    ${obj.email} (${obj.role}${obj.merchant_id === null ? '' : ` of merchant ${obj.merchant_id}`})\n` +
+      `link:    ${obj.url}\nexpires: ${obj.expires_at}\n\n` +
+      'Give the link to the user: it sets their password, works once, and is not shown again.',
+    obj,
+  )
 }
 
 function merchantJson(m: Merchant): {

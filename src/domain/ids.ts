@@ -4,6 +4,9 @@ export type MerchantId = string & { readonly __brand: 'MerchantId' }
 export type ApiKeyId = string & { readonly __brand: 'ApiKeyId' }
 export type EventId = string & { readonly __brand: 'EventId' }
 export type DeliveryId = string & { readonly __brand: 'DeliveryId' }
+export type AdminTokenId = string & { readonly __brand: 'AdminTokenId' }
+export type UserId = string & { readonly __brand: 'UserId' }
+export type SessionId = string & { readonly __brand: 'SessionId' }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 

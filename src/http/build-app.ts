@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import { registerDocs } from './plugins/docs.js'
+import { requireAdminToken } from './plugins/admin-auth.js'
 import { requireApiKey } from './plugins/auth.js'
 import { registerMetrics } from './plugins/metrics.js'
 import type { HttpDeps, HttpOptions, RequestTimeout } from './deps.js'
@@ -8,11 +9,15 @@ import { clientErrors } from './plugins/client-errors.js'
 import { frameworkErrors, registerProblemJson } from './plugins/problem-json.js'
 import { registerRequestId, requestIdOf } from './plugins/request-id.js'
 import { registerWriteBatching } from './plugins/write-batching.js'
+import { dashboardRoutes } from './dashboard/routes.js'
+import { adminMerchantRoutes } from './routes/admin/merchants.js'
+import { adminUserRoutes } from './routes/admin/users.js'
 import { invoiceRoutes } from './routes/invoices.js'
 import { payRoutes } from './routes/pay.js'
 import { providerRoutes } from './routes/providers.js'
 import { publicRoutes } from './routes/public.js'
 import { webhookRoutes } from './routes/webhooks.js'
+import { ADMIN_SCHEMAS } from './schemas/admin.js'
 import { FieldErrorSchema, InvoiceDetailSchema, InvoiceSchema, ProblemSchema } from './schemas/common.js'
 import { CreateInvoiceResponse, InvoiceListResponse } from './schemas/invoices.js'
 import { DeliveryAttemptSchema, DeliveryListResponse, DeliverySchema, TestWebhookResponse } from './schemas/webhooks.js'
@@ -96,6 +101,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     DeliverySchema,
     DeliveryListResponse,
     TestWebhookResponse,
+    ...ADMIN_SCHEMAS,
   ]) {
     app.addSchema(schema)
   }
@@ -108,8 +114,15 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     invoiceRoutes(merchantScope, full)
     webhookRoutes(merchantScope, full)
   })
+  // The admin API, in one scope whose every request authenticates its admin token first (docs/admin-api.md).
+  await app.register(async (adminScope) => {
+    adminScope.addHook('onRequest', requireAdminToken(full.admin.authenticate, full.rateLimiter))
+    adminMerchantRoutes(adminScope, full)
+    adminUserRoutes(adminScope, full)
+  })
   publicRoutes(app, full)
   await payRoutes(app, full)
+  await dashboardRoutes(app, full)
   await providerRoutes(app, full)
   return app
 }

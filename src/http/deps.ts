@@ -35,6 +35,12 @@ export interface RequestTimeout {
 export interface HttpDeps {
   readonly publicUrl: string
   readonly authenticate: UseCases['accounts']['authenticate']
+  /** The merchants and keys the admin API manages (docs/admin-api.md). */
+  readonly accounts: UseCases['accounts']
+  /** Admin tokens (docs/admin-api.md#authentication). */
+  readonly admin: UseCases['admin']
+  /** Dashboard users and their sessions (docs/dashboard.md). */
+  readonly users: UseCases['users']
   /** Per-key and failed-authentication limits (docs/api.md#limits). */
   readonly rateLimiter: RateLimiter
   readonly invoices: InvoiceUseCases

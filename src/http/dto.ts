@@ -1,6 +1,7 @@
 import type { DepositPayment } from '../app/get-deposit-payment.js'
 import type { DeliveryWithAttempts } from '../domain/delivery.js'
 import type { Invoice } from '../domain/invoice.js'
+import type { ApiKeyRecord, Merchant } from '../domain/merchant.js'
 import { invoiceView, storedExponent, type InvoiceView } from '../domain/invoice-view.js'
 import { formatAmount, type Minor } from '../domain/money.js'
 
@@ -87,5 +88,43 @@ export function deliveryToWire(d: DeliveryWithAttempts): DeliveryWire {
     })),
     next_attempt_at: d.nextAttemptAt === null ? null : d.nextAttemptAt.toISOString(),
     created_at: d.createdAt.toISOString(),
+  }
+}
+
+/** A merchant in the admin API (docs/admin-api.md#merchants). */
+export interface AdminMerchantWire {
+  merchant_id: string
+  name: string
+  default_service: string
+  status: string
+  created_at: string
+}
+
+export function adminMerchantToWire(m: Merchant): AdminMerchantWire {
+  return {
+    merchant_id: m.id,
+    name: m.name,
+    default_service: m.defaultService,
+    status: m.status,
+    created_at: m.createdAt.toISOString(),
+  }
+}
+
+/** A merchant's API key in the admin API: its prefix, never the key or its hash. */
+export interface AdminApiKeyWire {
+  key_id: string
+  merchant_id: string
+  prefix: string
+  created_at: string
+  revoked_at: string | null
+}
+
+export function adminApiKeyToWire(k: ApiKeyRecord): AdminApiKeyWire {
+  return {
+    key_id: k.id,
+    merchant_id: k.merchantId,
+    prefix: `${k.prefix}…`,
+    created_at: k.createdAt.toISOString(),
+    revoked_at: k.revokedAt === null ? null : k.revokedAt.toISOString(),
   }
 }

@@ -1,5 +1,6 @@
 import type { Invoice, InvoiceEvent, Status } from '../domain/invoice.js'
-import type { ApiKeyId, DeliveryId, InvoiceId, MerchantId } from '../domain/ids.js'
+import type { AdminTokenRecord } from '../domain/admin-token.js'
+import type { AdminTokenId, ApiKeyId, DeliveryId, InvoiceId, MerchantId } from '../domain/ids.js'
 import type {
   ClaimedDelivery,
   ClaimShare,
@@ -11,6 +12,14 @@ import type {
 import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../domain/merchant.js'
 import type { PaymentAttempt } from '../domain/payment-attempt.js'
 import type { EvmRepo } from './evm-store.js'
+import type {
+  RecoveryCodeRepo,
+  SessionRepo,
+  SignInThrottleRepo,
+  UserLinkRepo,
+  UserReader,
+  UserRepo,
+} from './user-store.js'
 
 /** A page position for newest-first listings: the last row's (createdAt, id). */
 export interface Cursor {
@@ -80,6 +89,20 @@ export interface ApiKeyRepo extends ApiKeyReader {
   insert(key: ApiKeyRecord): Promise<void>
   /** Marks the key revoked at `at`; false when there is no such key or it was already revoked. */
   revoke(id: ApiKeyId, at: Date): Promise<boolean>
+}
+
+/** Operator credentials of the admin API (docs/admin-api.md#tokens). */
+export interface AdminTokenReader {
+  /** The token with this hash, revoked or not; undefined when none has it. */
+  findByHash(hash: string): Promise<AdminTokenRecord | undefined>
+  /** Every token, oldest first. */
+  list(): Promise<AdminTokenRecord[]>
+}
+
+export interface AdminTokenRepo extends AdminTokenReader {
+  insert(token: AdminTokenRecord): Promise<void>
+  /** Marks the token revoked at `at`; false when there is no such token or it was already revoked. */
+  revoke(id: AdminTokenId, at: Date): Promise<boolean>
 }
 
 export interface WebhookSecretReader {
@@ -206,6 +229,12 @@ export interface Tx {
   readonly attempts: AttemptRepo
   /** The `evm` provider's deposits, transfers and sweeps (docs/stablecoins.md). */
   readonly evm: EvmRepo
+  readonly adminTokens: AdminTokenRepo
+  readonly users: UserRepo
+  readonly userLinks: UserLinkRepo
+  readonly recoveryCodes: RecoveryCodeRepo
+  readonly sessions: SessionRepo
+  readonly signInThrottle: SignInThrottleRepo
 }
 
 /** The storage port; adapters: SQLite (embedded default) and PostgreSQL. */
@@ -226,6 +255,10 @@ export interface Store {
   readonly deliveries: DeliveryReader
   readonly attempts: AttemptReader & Pick<AttemptRepo, 'dueStats'>
   readonly evm: EvmRepo
+  readonly adminTokens: AdminTokenReader
+  readonly users: UserReader
+  /** Sessions are read on every dashboard request, outside a transaction. */
+  readonly sessions: Pick<SessionRepo, 'findByHash' | 'touch'>
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
   /** Resolves when the database answers a trivial query and can take writes now (readiness); rejects otherwise. */

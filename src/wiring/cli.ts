@@ -22,5 +22,10 @@ export function cliCommands(runtime: Runtime | (() => Promise<Runtime>)): CliCom
     setPayout: async (merchantId, service, address) =>
       (await accounts()).setPayoutAddress(merchantId, service, address),
     deployFactory: async (service) => deployEvmFactory((await open()).config, service),
+    createAdminToken: async (input) => (await open()).useCases.admin.createToken(input),
+    listAdminTokens: async () => (await open()).useCases.admin.listTokens(),
+    revokeAdminToken: async (id) => (await open()).useCases.admin.revokeToken(id),
+    inviteUser: async (input) => (await open()).useCases.users.invite(input),
+    resetPassword: async (email) => (await open()).useCases.users.resetPassword(email),
   }
 }

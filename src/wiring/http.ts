@@ -26,6 +26,9 @@ export async function createHttpApp(
     {
       publicUrl: rt.config.publicUrl,
       authenticate: useCases.accounts.authenticate,
+      accounts: useCases.accounts,
+      admin: useCases.admin,
+      users: useCases.users,
       rateLimiter,
       invoices: useCases.invoices,
       payments: useCases.payments,

@@ -13,6 +13,7 @@ import { buildProviders } from './providers.js'
 import { systemClock } from '../adapters/system/clock.js'
 import { createEventSignal } from '../adapters/system/event-signal.js'
 import { LogWriter } from '../adapters/system/log-writer.js'
+import { createScryptHasher } from '../adapters/system/password-hasher.js'
 import { nodeSecrets } from '../adapters/system/secrets.js'
 import { createUuidV7 } from '../adapters/system/uuid-v7.js'
 import { hmacSigner } from '../adapters/webhook-http/sign.js'
@@ -21,6 +22,7 @@ import type { AppDeps } from '../app/deps.js'
 import { webhookQueueStats } from '../app/dispatch-webhooks.js'
 import type { Config } from '../config/config.js'
 import type { Clock } from '../ports/clock.js'
+import type { PasswordHasher } from '../ports/password-hasher.js'
 import type { PaymentProvider } from '../ports/payment-provider.js'
 import type { Store } from '../ports/store.js'
 import { bindUseCases, type UseCases } from './use-cases.js'
@@ -57,6 +59,8 @@ export interface RuntimeOverrides {
   readonly logger?: Logger
   /** The acquirer instead of the built-in sandbox (tests record its calls). */
   readonly provider?: PaymentProvider
+  /** A cheaper password hasher (tests that sign in many times); production's is scrypt at OWASP's parameters. */
+  readonly passwords?: PasswordHasher
 }
 
 export function createLogger(config: Config): Logger {
@@ -69,7 +73,19 @@ export function createLogger(config: Config): Logger {
       level: config.logLevel,
       // Defence in depth: no code logs these, and if one ever did they would still not reach the log.
       redact: {
-        paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'apiKey', 'api_key', 'secret', 'webhookSecret'],
+        paths: [
+          'req.headers["x-api-key"]',
+          'headers["x-api-key"]',
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'apiKey',
+          'api_key',
+          'secret',
+          'webhookSecret',
+          'password',
+          'totpSecret',
+          'token',
+        ],
         censor: '[redacted]',
       },
     },
@@ -104,6 +120,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     clock,
     newId: createUuidV7(() => clock.now().getTime()),
     secrets: nodeSecrets,
+    passwords: overrides.passwords ?? createScryptHasher(),
     providers: await buildProviders(config.providers, overrides.provider),
     acquirers: {
       timeoutMs: config.providers.timeoutMs,

@@ -1,6 +1,6 @@
 /** `invoice-service serve` (what `npm start` runs). */
 import type { Config } from '../config/config.js'
-import { printDemo } from './demo-banner.js'
+import { DEMO_OWNER_EMAIL, printDemo } from './demo-banner.js'
 import { createHttpApp } from './http.js'
 import { createRuntime } from './runtime.js'
 import { startWorkers } from './workers.js'
@@ -11,7 +11,11 @@ export async function serve(config: Config): Promise<void> {
   const app = await createHttpApp(rt)
   if (!config.isProduction) {
     const demo = await rt.useCases.accounts.ensureDemoMerchant()
-    if (demo !== undefined) printDemo(config, demo.merchant.id, demo.apiKey, demo.webhookSecret)
+    if (demo !== undefined) {
+      // docs/dashboard.md#invitations: the demo merchant's owner, with the one-time link to set a password
+      const owner = await rt.useCases.users.invite({ merchantId: demo.merchant.id, email: DEMO_OWNER_EMAIL })
+      printDemo(config, demo.merchant.id, demo.apiKey, demo.webhookSecret, { email: DEMO_OWNER_EMAIL, url: owner.url })
+    }
   }
   if (config.database.kind === 'sqlite') {
     // One process per SQLite database: claims found now are a dead process's; send them again at once.

@@ -5,6 +5,8 @@
  */
 import type { AppDeps } from '../app/deps.js'
 import { bindAccountUseCases } from './use-cases/accounts.js'
+import { bindAdminUseCases } from './use-cases/admin.js'
+import { bindUserUseCases } from './use-cases/users.js'
 import { bindInvoiceUseCases, bindPaymentUseCases, bindSweeps } from './use-cases/invoices.js'
 import { bindWebhookDispatch, bindWebhookUseCases } from './use-cases/webhooks.js'
 
@@ -16,6 +18,8 @@ export function bindUseCases(deps: AppDeps, opts: { keyCacheTtl: number }) {
     webhooks: bindWebhookUseCases(deps),
     dispatch: bindWebhookDispatch(deps),
     accounts: bindAccountUseCases(deps, opts.keyCacheTtl),
+    admin: bindAdminUseCases(deps),
+    users: bindUserUseCases(deps),
   }
 }
 

@@ -76,6 +76,48 @@ describe('invoice-service CLI (child process)', () => {
     expect(twice.stderr).toContain('not_found')
   })
 
+  it('when an admin token is created, listed and revoked, then it is printed once and the listing shows its prefix only', async () => {
+    const t = JSON.parse((await cli(['admin-token', 'create', '--name', 'ops', '--json'], env)).stdout)
+    expect(t).toMatchObject({ name: 'ops' })
+    expect(t.token).toMatch(/^adm_[A-Za-z0-9_-]{43}$/)
+    const listed = JSON.parse((await cli(['admin-token', 'list', '--json'], env)).stdout).tokens
+    expect(listed).toEqual([expect.objectContaining({ token_id: t.token_id, name: 'ops', revoked_at: null })])
+    expect(JSON.stringify(listed)).not.toContain(t.token)
+    expect((await cli(['admin-token', 'revoke', t.token_id], env)).code).toBe(0)
+    const after = JSON.parse((await cli(['admin-token', 'list', '--json'], env)).stdout).tokens
+    expect(after[0].revoked_at).not.toBeNull()
+    const twice = await cli(['admin-token', 'revoke', t.token_id], env)
+    expect(twice.code).toBe(3)
+    expect(twice.stderr).toContain('not_found')
+  })
+
+  it('when a user is invited or their password reset, then a one-time link on PUBLIC_URL is printed', async () => {
+    const m = JSON.parse((await cli(['merchant', 'create', '--name', 'Team', '--json'], env)).stdout)
+    const invite = await cli(
+      ['user', 'invite', '--merchant', m.merchant_id, '--email', 'viewer@team.example', '--role', 'viewer'],
+      {
+        ...env,
+        PUBLIC_URL: 'https://pay.team.example',
+      },
+    )
+    expect(invite.code, invite.stderr).toBe(0)
+    expect(invite.stdout).toMatch(/link: +https:\/\/pay\.team\.example\/dashboard\/invite\/[A-Za-z0-9_-]{43}\n/)
+    expect(invite.stdout).toContain('viewer@team.example (viewer of merchant')
+    const admin = JSON.parse(
+      (await cli(['user', 'invite', '--admin', '--email', 'ops@team.example', '--json'], env)).stdout,
+    )
+    expect(admin).toMatchObject({ email: 'ops@team.example', role: 'admin', merchant_id: null })
+    const reset = JSON.parse(
+      (await cli(['user', 'reset-password', '--email', 'ops@team.example', '--json'], env)).stdout,
+    )
+    expect(reset.url).not.toBe(admin.url)
+    expect(
+      (await cli(['user', 'invite', '--admin', '--merchant', m.merchant_id, '--email', 'x@team.example'], env)).code,
+    ).toBe(64)
+    expect((await cli(['user', 'invite', '--email', 'x@team.example'], env)).code).toBe(64)
+    expect((await cli(['user', 'reset-password', '--email', 'nobody@team.example'], env)).code).toBe(3)
+  })
+
   it('when a merchant is disabled and enabled, then its status follows', async () => {
     const m = JSON.parse((await cli(['merchant', 'create', '--name', 'Toggle', '--json'], env)).stdout)
     expect(JSON.parse((await cli(['merchant', 'disable', m.merchant_id, '--json'], env)).stdout).status).toBe(

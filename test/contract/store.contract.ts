@@ -12,6 +12,7 @@ import { describeDeliveryContract } from './delivery.contract.js'
 import { at, eventFixture, invoiceFixture, merchantFixture, MINUTE, type ContractContext } from './fixtures.js'
 import { describeInvoiceListContract } from './invoice-list.contract.js'
 import { describeInvoiceContract } from './invoice.contract.js'
+import { describeOperatorContract, describeSignInThrottleContract } from './operator.contract.js'
 
 export function describeStoreContract(name: string, open: () => Promise<Store>): void {
   describe(`Store contract: ${name}`, () => {
@@ -143,5 +144,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeAccountContract(ctx)
     describeDeliveryContract(ctx)
     describeAttemptContract(ctx)
+    describeOperatorContract(ctx)
+    describeSignInThrottleContract(ctx)
   })
 }

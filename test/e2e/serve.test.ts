@@ -63,6 +63,12 @@ describe('invoice-service serve (the npm start path)', () => {
         const created = (await res.json()) as { is_new: boolean; pay_url: string }
         expect(created.is_new).toBe(true)
         expect(created.pay_url).toContain(`http://localhost:${port}/pay/`)
+        // the dashboard's one-time link for the demo owner opens the page where the password is set
+        const link = /^ {2}(http:\/\/\S+\/dashboard\/invite\/[A-Za-z0-9_-]{43})$/m.exec(out)?.[1]
+        expect(link, out).toBeDefined()
+        const invite = await fetch(link!)
+        expect(invite.status).toBe(200)
+        expect(await invite.text()).toContain('owner@demo.example')
         // the access log carries the request id and never the key
         const logDeadline = Date.now() + 5000
         while (!out.includes('request completed') && Date.now() < logDeadline)
@@ -74,6 +80,17 @@ describe('invoice-service serve (the npm start path)', () => {
             .filter((l) => l.startsWith('{'))
             .join('\n'),
         ).not.toContain(key!)
+        // the invitation's request in the access log: its path without the token (the log is written asynchronously)
+        const inviteLogDeadline = Date.now() + 5000
+        while (!out.includes('/dashboard/invite/[redacted]') && Date.now() < inviteLogDeadline)
+          await new Promise((r) => setTimeout(r, 50))
+        expect(out).toContain('/dashboard/invite/[redacted]')
+        expect(
+          out
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .join('\n'),
+        ).not.toContain(link!.split('/').pop()!)
       } finally {
         child.kill('SIGTERM')
       }

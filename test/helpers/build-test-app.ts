@@ -9,6 +9,7 @@ import { createRuntime, type Runtime } from '../../src/wiring/runtime.js'
 import { startWorkers } from '../../src/wiring/workers.js'
 import type { Clock } from '../../src/ports/clock.js'
 import type { RequestTimeout } from '../../src/http/deps.js'
+import type { PasswordHasher } from '../../src/ports/password-hasher.js'
 import type { PaymentProvider } from '../../src/ports/payment-provider.js'
 import { FakeClock } from './fake-clock.js'
 import { leaseEmptySchema } from './postgres.js'
@@ -63,6 +64,8 @@ export async function buildTestApp(
     requestTimeout?: RequestTimeout
     /** The acquirer instead of the sandbox's (to record its calls). */
     provider?: PaymentProvider
+    /** The dashboard's password hasher instead of scrypt at OWASP's parameters (tests that sign in many times). */
+    passwords?: PasswordHasher
   } = {},
 ): Promise<TestApp> {
   const db = opts.db ?? TEST_DB
@@ -84,6 +87,7 @@ export async function buildTestApp(
       ...(opts.realClock === true ? {} : { clock: clock as Clock }),
       logger: opts.logger ?? pino({ level: 'silent' }),
       ...(opts.provider !== undefined && { provider: opts.provider }),
+      ...(opts.passwords !== undefined && { passwords: opts.passwords }),
     })
   } catch (err) {
     await schema?.drop()

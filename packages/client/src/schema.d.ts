@@ -182,6 +182,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every merchant, oldest first */
+        get: operations["adminListMerchants"];
+        put?: never;
+        /**
+         * Create a merchant with its first API key and webhook secret
+         * @description The API key and the webhook secret are in this answer only: store them now.
+         */
+        post: operations["adminCreateMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/merchants/{merchant_id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a merchant: its keys answer 403 merchant_disabled; its invoices stay readable to you */
+        post: operations["adminDisableMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/merchants/{merchant_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a disabled merchant again */
+        post: operations["adminEnableMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/merchants/{merchant_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A merchant's API keys, revoked ones too (prefixes only) */
+        get: operations["adminListApiKeys"];
+        put?: never;
+        /**
+         * Issue a further API key for a merchant (rotation without downtime)
+         * @description The key is in this answer only.
+         */
+        post: operations["adminIssueApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/api-keys/{key_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description The key fails with 401 invalid_api_key from then on (within KEY_CACHE_TTL seconds on instances that had it cached).
+         */
+        post: operations["adminRevokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a dashboard user; answers the one-time link where they set a password
+         * @description The link is valid for 24 hours and works once; it is in this answer only. An address that has an account already is refused (400): print a new link with `invoice-service user reset-password` instead.
+         */
+        post: operations["adminInviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/qr/{invoice_id}.png": {
         parameters: {
             query?: never;
@@ -375,7 +491,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "invalid_json" | "validation_failed" | "ambiguous_identifier" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "merchant_mismatch" | "merchant_disabled" | "invoice_not_found" | "not_found" | "order_id_conflict" | "invalid_transition" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "provider_error" | "unavailable" | "provider_unavailable";
+            code: "invalid_json" | "validation_failed" | "ambiguous_identifier" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "merchant_mismatch" | "merchant_disabled" | "csrf_failed" | "invoice_not_found" | "not_found" | "order_id_conflict" | "invalid_transition" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "provider_error" | "unavailable" | "provider_unavailable";
             /** @example amount: must have at most 2 decimal places for RUB */
             detail: string;
             errors?: components["schemas"]["FieldError"][];
@@ -747,6 +863,186 @@ export interface components {
             /** @description From the start of the request to the answer or the failure */
             latency_ms: number;
             error: string | null;
+        };
+        /**
+         * @description A merchant as the operator sees it
+         * @example {
+         *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *       "name": "Acme Books",
+         *       "default_service": "card",
+         *       "status": "active",
+         *       "created_at": "2026-11-22T03:07:20.123Z"
+         *     }
+         */
+        AdminMerchant: {
+            /** Format: uuid */
+            merchant_id: string;
+            /** @description Shown on the payment page */
+            name: string;
+            /**
+             * @description The service of invoices created without one
+             * @example card
+             */
+            default_service: string;
+            /**
+             * @description A disabled merchant's keys answer 403
+             * @enum {string}
+             */
+            status: "active" | "disabled";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *           "name": "Acme Books",
+         *           "default_service": "card",
+         *           "status": "active",
+         *           "created_at": "2026-11-22T03:07:20.123Z"
+         *         }
+         *       ]
+         *     }
+         */
+        AdminMerchantList: {
+            data: components["schemas"]["AdminMerchant"][];
+        };
+        /**
+         * @example {
+         *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *       "name": "Acme Books",
+         *       "default_service": "card",
+         *       "status": "active",
+         *       "created_at": "2026-11-22T03:07:20.123Z",
+         *       "api_key_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a11",
+         *       "api_key": "mk_5QnV0c2lkZS1vZi10aGUtZG9jcy10aGlzLWtleS1pcy1mYWtl",
+         *       "webhook_secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        CreatedMerchant: {
+            /** Format: uuid */
+            merchant_id: string;
+            /** @description Shown on the payment page */
+            name: string;
+            /**
+             * @description The service of invoices created without one
+             * @example card
+             */
+            default_service: string;
+            /**
+             * @description A disabled merchant's keys answer 403
+             * @enum {string}
+             */
+            status: "active" | "disabled";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            created_at: string;
+            /** Format: uuid */
+            api_key_id: string;
+            /** @description The first API key: shown once, only its hash is stored */
+            api_key: string;
+            /** @description The whsec_ secret webhooks are signed with */
+            webhook_secret: string;
+        };
+        /**
+         * @description A merchant's API key (never the key itself)
+         * @example {
+         *       "key_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a11",
+         *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *       "prefix": "mk_5QnV0c…",
+         *       "created_at": "2026-11-22T03:07:20.123Z",
+         *       "revoked_at": null
+         *     }
+         */
+        AdminApiKey: {
+            /** Format: uuid */
+            key_id: string;
+            /** Format: uuid */
+            merchant_id: string;
+            /** @description The first characters of the key, to tell keys apart */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            created_at: string;
+            revoked_at: string | null;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "key_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a11",
+         *           "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *           "prefix": "mk_5QnV0c…",
+         *           "created_at": "2026-11-22T03:07:20.123Z",
+         *           "revoked_at": null
+         *         }
+         *       ]
+         *     }
+         */
+        AdminApiKeyList: {
+            data: components["schemas"]["AdminApiKey"][];
+        };
+        /**
+         * @example {
+         *       "key_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a11",
+         *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *       "prefix": "mk_5QnV0c…",
+         *       "created_at": "2026-11-22T03:07:20.123Z",
+         *       "revoked_at": null,
+         *       "api_key": "mk_5QnV0c2lkZS1vZi10aGUtZG9jcy10aGlzLWtleS1pcy1mYWtl"
+         *     }
+         */
+        IssuedApiKey: {
+            /** Format: uuid */
+            key_id: string;
+            /** Format: uuid */
+            merchant_id: string;
+            /** @description The first characters of the key, to tell keys apart */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            created_at: string;
+            revoked_at: string | null;
+            /** @description The key: shown once, only its hash is stored */
+            api_key: string;
+        };
+        /**
+         * @example {
+         *       "user_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a12",
+         *       "email": "owner@acme.example",
+         *       "role": "owner",
+         *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *       "url": "https://pay.shop.example/dashboard/invite/q7Hk2vTn0bW9cXs4rLmPz1aYdE6fGj3uKi8oNh5wQtM",
+         *       "expires_at": "2026-11-23T03:07:20.123Z"
+         *     }
+         */
+        Invitation: {
+            /** Format: uuid */
+            user_id: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "viewer" | "admin";
+            merchant_id: string | null;
+            /**
+             * Format: uri
+             * @description The one-time link where the user sets a password: shown once
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            expires_at: string;
         };
         /**
          * @example {
@@ -1873,6 +2169,743 @@ export interface operations {
             };
             /** @description Problem with code `merchant_disabled` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListMerchants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminMerchantList"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminCreateMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Books",
+                 *       "default_service": "card"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Shown on the payment page */
+                    name: string;
+                    /** @description Default: the first service of the catalog */
+                    default_service?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedMerchant"];
+                };
+            };
+            /** @description Problem with code `validation_failed` or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminDisableMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Merchant id (UUID)
+                 * @example 0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10
+                 */
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A merchant as the operator sees it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminMerchant"];
+                };
+            };
+            /** @description Problem with code `validation_failed` or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminEnableMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Merchant id (UUID)
+                 * @example 0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10
+                 */
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A merchant as the operator sees it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminMerchant"];
+                };
+            };
+            /** @description Problem with code `validation_failed` or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminListApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Merchant id (UUID)
+                 * @example 0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10
+                 */
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminApiKeyList"];
+                };
+            };
+            /** @description Problem with code `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminIssueApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Merchant id (UUID)
+                 * @example 0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10
+                 */
+                merchant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedApiKey"];
+                };
+            };
+            /** @description Problem with code `validation_failed` or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminRevokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description API key id (UUID)
+                 * @example 0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a11
+                 */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem with code `validation_failed` or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminInviteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "owner@acme.example",
+                 *       "role": "owner",
+                 *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The user’s address (one account per address) */
+                    email: string;
+                    /**
+                     * @description owner: everything of the merchant; viewer: read only; admin: an operator (no merchant_id)
+                     * @enum {string}
+                     */
+                    role: "owner" | "viewer" | "admin";
+                    /** @description The merchant of an owner or a viewer */
+                    merchant_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Problem with code `validation_failed` or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unauthenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `not_found` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

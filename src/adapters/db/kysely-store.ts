@@ -6,6 +6,14 @@ import { Migrator, sql, type Kysely } from 'kysely'
 import type { Invoice } from '../../domain/invoice.js'
 import type { Store, Tx } from '../../ports/store.js'
 import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './repositories/account-repos.js'
+import { KyselyAdminTokenRepo } from './repositories/admin-token-repo.js'
+import {
+  KyselyRecoveryCodeRepo,
+  KyselySessionRepo,
+  KyselySignInThrottleRepo,
+  KyselyUserLinkRepo,
+  KyselyUserRepo,
+} from './repositories/user-repos.js'
 import { KyselyAttemptRepo } from './repositories/attempt-repo.js'
 import { KyselyDeliveryRepo } from './repositories/delivery-repo.js'
 import { KyselyEvmRepo } from './repositories/evm-repo.js'
@@ -49,6 +57,12 @@ function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: Q
     deliveries: new KyselyDeliveryRepo(db, guard, dialect),
     attempts: new KyselyAttemptRepo(db, guard, dialect),
     evm: new KyselyEvmRepo(db, guard, dialect),
+    adminTokens: new KyselyAdminTokenRepo(db, guard),
+    users: new KyselyUserRepo(db, guard),
+    userLinks: new KyselyUserLinkRepo(db, guard),
+    recoveryCodes: new KyselyRecoveryCodeRepo(db, guard),
+    sessions: new KyselySessionRepo(db, guard),
+    signInThrottle: new KyselySignInThrottleRepo(db, guard),
   }
 }
 
@@ -74,6 +88,9 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
     deliveries: top.deliveries,
     attempts: top.attempts,
     evm: top.evm,
+    adminTokens: top.adminTokens,
+    users: top.users,
+    sessions: top.sessions,
     ...(opts.standaloneInserts === true ? { insertInvoice: (inv: Invoice) => top.invoices.insert(inv) } : {}),
 
     async migrate() {

@@ -124,6 +124,62 @@ export interface PaymentAttemptRow {
   updated_at: Millis
 }
 
+export interface AdminTokenRow {
+  id: string
+  name: string
+  hash: string
+  prefix: string
+  created_at: Millis
+  revoked_at: Millis | null
+}
+
+export interface UserRow {
+  id: string
+  merchant_id: string | null
+  email: string
+  role: string
+  password_hash: string | null
+  totp_secret: string | null
+  totp_enabled_at: Millis | null
+  totp_last_step: number | null
+  password_changed_at: Millis | null
+  created_at: Millis
+}
+
+export interface UserLinkRow {
+  id: string
+  user_id: string
+  purpose: string
+  hash: string
+  created_at: Millis
+  expires_at: Millis
+  used_at: Millis | null
+}
+
+export interface RecoveryCodeRow {
+  id: string
+  user_id: string
+  hash: string
+  used_at: Millis | null
+}
+
+export interface SessionRow {
+  id: string
+  hash: string
+  user_id: string
+  stage: string
+  csrf_token: string
+  created_at: Millis
+  last_seen_at: Millis
+  ended_at: Millis | null
+}
+
+export interface SignInFailureRow {
+  key: string
+  window_start: Millis
+  failures: number
+}
+
 /** Kysely's view of the database. No column is generated: the application supplies every value. */
 export interface Database {
   merchants: MerchantRow
@@ -139,6 +195,12 @@ export interface Database {
   evm_cursors: EvmCursorRow
   evm_transfers: EvmTransferRow
   evm_sweeps: EvmSweepRow
+  admin_tokens: AdminTokenRow
+  users: UserRow
+  user_links: UserLinkRow
+  recovery_codes: RecoveryCodeRow
+  sessions: SessionRow
+  sign_in_failures: SignInFailureRow
 }
 
 /**

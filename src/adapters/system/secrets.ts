@@ -1,4 +1,5 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { base32Encode } from '../../domain/totp.js'
 import type { Secrets } from '../../ports/secrets.js'
 
 /** Credentials from the OS CSPRNG; API keys hashed with SHA-256 (high-entropy keys need no slow KDF). */
@@ -12,4 +13,12 @@ export const nodeSecrets: Secrets = {
     return x.length === y.length && timingSafeEqual(x, y)
   },
   newWebhookSecret: () => `whsec_${randomBytes(32).toString('base64')}`,
+  newToken: (prefix) => `${prefix}${randomBytes(32).toString('base64url')}`,
+  hashToken: (token) => hash('sha256', token, 'hex'),
+  newTotpSecret: () => base32Encode(randomBytes(20)),
+  newRecoveryCode: () => {
+    const code = base32Encode(randomBytes(7)).slice(0, 10).toLowerCase()
+    return `${code.slice(0, 5)}-${code.slice(5)}`
+  },
+  hmacSha1: (key, message) => createHmac('sha1', key).update(message).digest(),
 }

@@ -28,6 +28,10 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
         { name: 'webhooks', description: 'The webhook delivery log, redelivery and test events (X-Api-Key)' },
         { name: 'public', description: 'Unauthenticated buyer-facing endpoints' },
         { name: 'operations', description: 'Health and monitoring' },
+        {
+          name: 'admin',
+          description: 'The operator’s admin API: merchants and their keys (Authorization: Bearer adm_…)',
+        },
       ],
       // docs/webhooks.md#events: what the service sends to an invoice's callback_url (OpenAPI 3.1 webhooks)
       webhooks: {
@@ -96,6 +100,11 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
       components: {
         securitySchemes: {
           ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'mk_… merchant API key' },
+          AdminToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'adm_… admin token (invoice-service admin-token create), sent as Authorization: Bearer',
+          },
         },
       },
     },

@@ -10,6 +10,11 @@ describe('loggableUrl (the access log never holds a key or secret a client put i
     [`/x?k=mk%5F${KEY.slice(3)}`, '/x?k=mk_[redacted]'],
     [`/x?k=%6D%6b%5f${KEY.slice(3)}`, '/x?k=mk_[redacted]'],
     ['/x?s=whsec%5FRckF6tf26jcMx2wRcd1Zn%2BM%2F2PJAGk%3D', '/x?s=whsec_[redacted]'],
+    [
+      '/api/admin/v1/merchants?token=adm_Vb3kQm0aO3N30vTump1TDg8y29kXGbt1okbrUuc4lC',
+      '/api/admin/v1/merchants?token=adm_[redacted]',
+    ],
+    ['/dashboard/invite/q7Hk2vTn0bW9cXs4rLmPz1aYdE6fGj3uKi8oNh5wQtM?lang=ru', '/dashboard/invite/[redacted]?lang=ru'],
   ])('when the URL is %s, then it is logged as %s', (url, logged) => {
     expect(loggableUrl(url)).toBe(logged)
   })
@@ -28,7 +33,7 @@ describe('requestIdOf (a client id is echoed and logged: never a credential)', (
     expect(idOf('shop-42.retry:3')).toBe('shop-42.retry:3')
     expect(idOf('0193a1b2-7d4e-7c3a-9f10-5b2e8c4d1a01')).toBe('0193a1b2-7d4e-7c3a-9f10-5b2e8c4d1a01')
   })
-  it.each([KEY, `x-${KEY}`, 'MK_abc', 'whsec_abc', 'a'.repeat(64), 'ABCDEF0123456789'.repeat(4)])(
+  it.each([KEY, `x-${KEY}`, 'MK_abc', 'whsec_abc', 'adm_abc', 'a'.repeat(64), 'ABCDEF0123456789'.repeat(4)])(
     'when the client sends %s, then a new id is made instead',
     (given) => {
       const id = idOf(given)

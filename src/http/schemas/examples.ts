@@ -86,6 +86,10 @@ const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { f
     detail: 'merchant_id does not belong to this API key',
   },
   merchant_disabled: { summary: 'The merchant is disabled', detail: 'this merchant is disabled' },
+  csrf_failed: {
+    summary: 'A dashboard form without its CSRF token',
+    detail: 'the form is missing its CSRF token or it does not match; reload the page',
+  },
   invoice_not_found: { summary: 'No such invoice of yours', detail: 'no such invoice for this merchant' },
   not_found: { summary: 'No such resource', detail: 'no such delivery for this merchant' },
   order_id_conflict: {
@@ -108,8 +112,8 @@ const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { f
   },
   unavailable: { summary: 'The database cannot be reached; retry', detail: 'storage is unavailable; retry shortly' },
   unauthenticated: {
-    summary: 'A provider notification whose signature or sender could not be verified',
-    detail: 'the notification could not be verified: no signature matches the payload',
+    summary: 'No valid credentials: an admin token missing, unknown or revoked; a provider notification not verified',
+    detail: 'the admin token is unknown or revoked',
   },
   provider_error: {
     summary: 'The acquirer refused the request; nothing changed',

@@ -10,6 +10,7 @@ import { merchantDueIndexMigration } from './003-merchant-due-index.js'
 import { invoiceFeeMigration } from './004-invoice-fee.js'
 import { paymentAttemptsMigration } from './005-payment-attempts.js'
 import { evmMigration } from './007-evm.js'
+import { dashboardAccountsMigration } from './008-dashboard-accounts.js'
 
 /**
  * This version's migrations, and `applied` ones it does not know as done: a newer version applied them. Migrations
@@ -25,6 +26,7 @@ export function migrationProvider(dialect: SqlDialect, applied: readonly string[
     '004-invoice-fee': invoiceFeeMigration(dialect),
     '005-payment-attempts': paymentAttemptsMigration(dialect),
     '007-evm': evmMigration(dialect),
+    '008-dashboard-accounts': dashboardAccountsMigration(dialect),
   }
   for (const name of applied) migrations[name] ??= { up: async () => undefined }
   return { getMigrations: async () => migrations }
