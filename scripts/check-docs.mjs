@@ -126,7 +126,7 @@ export function checkDocs(root, required = []) {
 
   // 1. links and anchors of the docs
   const docsDir = join(root, 'docs')
-  // README.md, docs/*.md, and the READMEs of the workspaces (they link into docs/ too)
+  // README.md, docs/*.md, and the READMEs of the workspaces and integrations (they link into docs/ too)
   const readmesOf = (dir) =>
     existsSync(join(root, dir)) ? readdirSync(join(root, dir)).map((n) => join(root, dir, n, 'README.md')) : []
   const pages = [
@@ -134,6 +134,7 @@ export function checkDocs(root, required = []) {
     ...(existsSync(docsDir) ? readdirSync(docsDir).filter((n) => n.endsWith('.md')) : []).map((n) => join(docsDir, n)),
     ...readmesOf('packages'),
     ...readmesOf('examples'),
+    ...readmesOf('integrations'),
   ].filter((p) => existsSync(p))
   for (const page of pages) {
     proseLines(readFileSync(page, 'utf8')).forEach((line, i) => {
