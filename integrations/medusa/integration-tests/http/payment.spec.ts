@@ -2,13 +2,14 @@
  * End to end: a real Medusa application (Medusa's integration runner, PostgreSQL) with this provider, and the invoice
  * service as a real process whose webhooks go to the application's /hooks/payment/invoice-service_default.
  */
-import { capturePaymentWorkflow } from '@medusajs/core-flows'
+import { cancelOrderWorkflow, capturePaymentWorkflow } from '@medusajs/core-flows'
 import { medusaIntegrationTestRunner } from '@medusajs/test-utils'
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils'
 import type { MedusaContainer } from '@medusajs/framework/types'
 import { createHmac } from 'node:crypto'
 import { freePort, serviceApi, simulate, startInvoiceService, type InvoiceService } from '../helpers/invoice-service'
 import { PROVIDER_ID, seedShop, type Shop } from '../helpers/shop'
+import { InvoiceServiceProvider } from '../../src/service'
 
 jest.setTimeout(180_000)
 
@@ -194,6 +195,36 @@ medusaIntegrationTestRunner({
       // the service's invoice.paid that follows the capture is harmless
       await paidProcessed
       expect((await paymentOf(sessionId))?.captures).toHaveLength(1)
+    })
+
+    it('a hold cancelled from Medusa (the order cancelled) makes the invoice failed', async () => {
+      const { cartId, sessionId, data } = await checkout()
+      await simulate(service, data.invoice_id!, 'hold')
+      const order = await until('the order', () => orderOf(cartId))
+      await until('the authorized payment', () => paymentOf(sessionId))
+      await cancelOrderWorkflow(container).run({ input: { order_id: order.id } })
+      expect((await serviceApi<Invoice>(service, 'GET', `/api/v1/invoices/${data.invoice_id}`)).status).toBe('failed')
+      expect((await paymentOf(sessionId))?.captured_at).toBeNull()
+    })
+
+    it('a key or URL the service does not take fails with an error that says which option to check', async () => {
+      const options = {
+        apiUrl: service.url,
+        apiKey: `mk_${'A'.repeat(43)}`,
+        webhookSecret: service.merchant.webhook_secret,
+        webhookUrl: `${medusaUrl}/hooks/payment/invoice-service_default`,
+      }
+      const input = { amount: 10, currency_code: 'eur', data: { session_id: 'payses_01JKEYCHECK0000000000000000' } }
+      await expect(new InvoiceServiceProvider({}, options).initiatePayment(input)).rejects.toThrow(
+        /refused the API key \(invalid_api_key\): check the apiKey option/,
+      )
+      const closed = `http://127.0.0.1:${await freePort()}`
+      await expect(
+        new InvoiceServiceProvider(
+          {},
+          { ...options, apiUrl: closed, apiKey: service.merchant.api_key },
+        ).initiatePayment(input),
+      ).rejects.toThrow(/did not answer .*check the apiUrl option/)
     })
 
     it('a forged webhook is refused: no order, the session stays pending', async () => {
