@@ -157,10 +157,13 @@ export class InvoiceServiceProvider extends AbstractPaymentProvider<InvoiceServi
     return { data: { ...data, status } }
   }
 
-  /** The session is dropped (another provider chosen, the cart gone): its invoice can no longer be paid. */
+  /**
+   * The session is dropped (another provider chosen, the cart changed): its invoice can no longer be paid, and a
+   * hold on it is released rather than left to the service's hold lifetime.
+   */
   async deletePayment({ data }: DeletePaymentInput): Promise<DeletePaymentOutput> {
     const invoiceId = (data as SessionData | undefined)?.invoice_id
-    if (invoiceId !== undefined) await this.cancelInvoice(invoiceId, ['pending'])
+    if (invoiceId !== undefined) await this.cancelInvoice(invoiceId, ['pending', 'hold'])
     return { data: data ?? {} }
   }
 

@@ -2,7 +2,7 @@
  * End to end: a real Medusa application (Medusa's integration runner, PostgreSQL) with this provider, and the invoice
  * service as a real process whose webhooks go to the application's /hooks/payment/invoice-service_default.
  */
-import { cancelOrderWorkflow, capturePaymentWorkflow } from '@medusajs/core-flows'
+import { cancelOrderWorkflow, capturePaymentWorkflow, deletePaymentSessionsWorkflow } from '@medusajs/core-flows'
 import { medusaIntegrationTestRunner } from '@medusajs/test-utils'
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils'
 import type { MedusaContainer } from '@medusajs/framework/types'
@@ -205,6 +205,13 @@ medusaIntegrationTestRunner({
       await cancelOrderWorkflow(container).run({ input: { order_id: order.id } })
       expect((await serviceApi<Invoice>(service, 'GET', `/api/v1/invoices/${data.invoice_id}`)).status).toBe('failed')
       expect((await paymentOf(sessionId))?.captured_at).toBeNull()
+    })
+
+    it('a payment session deleted in Medusa cancels its invoice, which can no longer be paid', async () => {
+      const { sessionId, data } = await checkout()
+      await deletePaymentSessionsWorkflow(container).run({ input: { ids: [sessionId] } })
+      expect((await serviceApi<Invoice>(service, 'GET', `/api/v1/invoices/${data.invoice_id}`)).status).toBe('failed')
+      await expect(simulate(service, data.invoice_id!, 'paid')).rejects.toThrow(/HTTP 409/)
     })
 
     it('a key or URL the service does not take fails with an error that says which option to check', async () => {
