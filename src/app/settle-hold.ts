@@ -28,6 +28,8 @@ export async function settleHold(
   to: Target,
   allowedFrom: readonly Status[],
 ): Promise<Invoice> {
+  /** The hold this request captured or released at the acquirer in an earlier round. */
+  let settledEarlier: PaymentAttempt | undefined
   for (let round = 0; ; round += 1) {
     let settled: PaymentAttempt | undefined
     // in a transaction: on SQLite the status as the next write sees it, with the writes not yet committed
@@ -35,6 +37,12 @@ export async function settleHold(
     if (inv === undefined || inv.merchantId !== merchant.id) throw new AppError('invoice_not_found', 'no such invoice')
     const now = deps.clock.now()
     const from = readStatus(inv, now)
+    // The acquirer's notification of this very capture or release moved the invoice first: the request did what
+    // it asked for, so it answers the invoice as it now is rather than 409.
+    if (settledEarlier !== undefined && from === to) {
+      await recordSettled(deps, settledEarlier, to === 'paid' ? 'succeeded' : 'canceled')
+      return inv
+    }
     if (!allowedFrom.includes(from)) throw notAllowedFrom(from, to, allowedFrom)
     if (from === 'hold') {
       const lapsed = to === 'paid' ? holdLapsedAt(inv, now, deps.holdLifetime * 1000) : undefined
@@ -55,7 +63,10 @@ export async function settleHold(
       return moved
     } catch (err) {
       // moved since the read (a payment, the sweeper, another request): decide again on what it is now
-      if (round < 3 && err instanceof AppError && err.code === 'invalid_transition') continue
+      if (round < 3 && err instanceof AppError && err.code === 'invalid_transition') {
+        settledEarlier = settled ?? settledEarlier
+        continue
+      }
       throw err
     }
   }

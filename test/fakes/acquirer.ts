@@ -23,6 +23,11 @@ export interface FakeAcquirer {
   lapseHold(paymentId: string): Promise<void>
   /** The next `n` notifications are lost (never delivered); 0 stops losing them. */
   dropNotifications(n: number): void
+  /**
+   * With `true`, an API request's answer waits until the notifications it caused were delivered (as an acquirer's
+   * may overtake its answer on the way); `false`, the default, answers at once.
+   */
+  notifyBeforeAnswering(on: boolean): void
   /** Notifications are queued instead of sent until `release`. */
   pauseNotifications(): void
   /** How many notifications are queued while paused. */

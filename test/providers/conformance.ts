@@ -128,6 +128,28 @@ export function describeProviderConformance(
     })
 
     if (isAcquirer(name)) {
+      it.each([
+        ['capture', 'paid', ['invoice.hold', 'invoice.paid']],
+        ['cancel', 'failed', ['invoice.hold', 'invoice.failed']],
+      ] as const)(
+        "when the acquirer's notification of a %s overtakes its answer, then the merchant's request still answers 200, and the invoice moves once",
+        async (action, status, expected) => {
+          const acquirer = driver.acquirer!
+          const id = await create('held')
+          await driver.pay(handle, id, 'pay', true)
+          acquirer.notifyBeforeAnswering(true)
+          try {
+            const res = await act(id, action)
+            expect(res.status, await res.clone().text()).toBe(200)
+            expect(((await res.json()) as { status: string }).status).toBe(status)
+          } finally {
+            acquirer.notifyBeforeAnswering(false)
+          }
+          expect((await invoice(id)).status).toBe(status)
+          expect(await events(id)).toEqual(expected)
+        },
+      )
+
       it('when the buyer presses Pay twice at once and again later, then there is one acquirer payment', async () => {
         const id = await create('card')
         const press = () => fetch(`${url}/pay/${id}/checkout`, { method: 'POST', redirect: 'manual' })

@@ -215,6 +215,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
    * API request that caused it is answered without waiting for the delivery (a receiver that takes a lock the
    * caller holds cannot deadlock the call); `settled()` waits for it.
    */
+  let notifyFirst = false
   function emit(type: string, object: Json): void {
     const event = {
       id: randomId('evt_'),
@@ -642,6 +643,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     }
     let status: number
     let out: string
+    const eventsBefore = allEvents.length
     try {
       // Synchronous from here to the stored answer: two requests with one key cannot both create.
       out = JSON.stringify(route(method, path, params), null, 2)
@@ -655,6 +657,8 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       out = errorBody(error)
     }
     if (slot !== undefined) idempotent.set(slot, { fingerprint, status, body: out })
+    // only a change's own answer waits: the receiver may ask the API again before it answers the event
+    if (notifyFirst && allEvents.length > eventsBefore) await chain
     send(res, status, out, idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey })
   }
 
@@ -771,6 +775,9 @@ ${back === null ? '' : `<p><a href="${escape(back)}">Back</a></p>`}
     },
     dropNotifications(n) {
       toDrop = n
+    },
+    notifyBeforeAnswering(on) {
+      notifyFirst = on
     },
     queuedNotifications: () => queue.length,
     pauseNotifications() {

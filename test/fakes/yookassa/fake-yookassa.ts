@@ -56,6 +56,7 @@ export async function startFakeYooKassa(options: FakeYooKassaOptions = {}): Prom
   let notificationUrl: string | undefined
   let dropCount = 0
   let paused = false
+  let notifyFirst = false
   let queued: Notice[] = []
   const sent: Notice[] = []
   const deliveries: { event: string; body: string; status: number | 'failed' }[] = []
@@ -135,7 +136,7 @@ export async function startFakeYooKassa(options: FakeYooKassaOptions = {}): Prom
     throw new ApiError(404, 'not_found', 'Not found')
   }
 
-  function api(req: IncomingMessage, res: ServerResponse, path: string, raw: string): void {
+  async function api(req: IncomingMessage, res: ServerResponse, path: string, raw: string): Promise<void> {
     if (down === 'hang') {
       hanging.add(res)
       return
@@ -186,8 +187,10 @@ export async function startFakeYooKassa(options: FakeYooKassaOptions = {}): Prom
     }
     if (method === 'POST' && typeof key === 'string')
       idempotency.set(key, { fingerprint, status: answer.status, json: answer.json })
+    // only a change's own answer waits: the receiver may ask the API again before it answers the notification
+    if (notifyFirst && answer.notices.length > 0) await notify(answer.notices)
+    else void notify(answer.notices)
     json(res, answer.status, answer.json)
-    void notify(answer.notices)
   }
 
   async function act(paymentId: string, action: BuyerAction): Promise<void> {
@@ -251,6 +254,9 @@ export async function startFakeYooKassa(options: FakeYooKassaOptions = {}): Prom
     lapseHold: (paymentId) => mustBe(() => ledger.lapse(paymentId)),
     dropNotifications(n) {
       dropCount = n
+    },
+    notifyBeforeAnswering(on) {
+      notifyFirst = on
     },
     queuedNotifications: () => queued.length,
     pauseNotifications() {
