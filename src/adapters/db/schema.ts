@@ -180,6 +180,32 @@ export interface SignInFailureRow {
   failures: number
 }
 
+/** A refund of a paid invoice (migration 006). */
+export interface RefundRow {
+  id: string
+  invoice_id: string
+  merchant_id: string
+  provider: string
+  amount: number
+  currency: string
+  status: string
+  reason: string | null
+  failure_reason: string | null
+  provider_refund_id: string | null
+  idempotency_key: string
+  request_hash: string
+  checks: number
+  next_check_at: Millis | null
+  created_at: Millis
+  updated_at: Millis
+}
+
+/** The sandbox's test control: the next refund of this invoice fails (migration 006). */
+export interface SandboxRefundFailureRow {
+  invoice_id: string
+  created_at: Millis
+}
+
 /** Kysely's view of the database. No column is generated: the application supplies every value. */
 export interface Database {
   merchants: MerchantRow
@@ -201,6 +227,8 @@ export interface Database {
   recovery_codes: RecoveryCodeRow
   sessions: SessionRow
   sign_in_failures: SignInFailureRow
+  refunds: RefundRow
+  sandbox_refund_failures: SandboxRefundFailureRow
 }
 
 /**

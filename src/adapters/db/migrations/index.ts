@@ -9,6 +9,7 @@ import { webhooksMigration } from './002-webhooks.js'
 import { merchantDueIndexMigration } from './003-merchant-due-index.js'
 import { invoiceFeeMigration } from './004-invoice-fee.js'
 import { paymentAttemptsMigration } from './005-payment-attempts.js'
+import { refundsMigration } from './006-refunds.js'
 import { evmMigration } from './007-evm.js'
 import { dashboardAccountsMigration } from './008-dashboard-accounts.js'
 
@@ -25,6 +26,7 @@ export function migrationProvider(dialect: SqlDialect, applied: readonly string[
     '003-merchant-due-index': merchantDueIndexMigration(),
     '004-invoice-fee': invoiceFeeMigration(dialect),
     '005-payment-attempts': paymentAttemptsMigration(dialect),
+    '006-refunds': refundsMigration(dialect),
     '007-evm': evmMigration(dialect),
     '008-dashboard-accounts': dashboardAccountsMigration(dialect),
   }
