@@ -1,6 +1,6 @@
 import { amountBounds, enabledExponent, findService, supportsCurrency, type Catalog } from './catalog.js'
 import { withArticle, type FieldError } from './errors.js'
-import { formatAmount, numberText, parseAmount, type Minor } from './money.js'
+import { formatAmount, numberText, parseAmount, parseAmountInput, type Minor } from './money.js'
 import { classifyHost, isPublic } from './network-address.js'
 
 /** A create request after the wire schema checked types and lengths (docs/api.md#create-an-invoice). */
@@ -95,14 +95,9 @@ export function validateCreateRequest(
     if (!shape.ok && shape.reason === 'format')
       fail('amount', 'must be a positive decimal number such as 100 or "100.50" (no sign, spaces or exponent)')
   } else {
-    const parsed = parseAmount(text, exponent)
+    const parsed = parseAmountInput(input.amount, text, exponent, currency)
     if (!parsed.ok) {
-      if (parsed.reason === 'too_many_decimals')
-        fail('amount', `must have at most ${exponent} decimal places for ${currency}`)
-      else if (parsed.reason === 'too_large') fail('amount', 'is too large')
-      else fail('amount', 'must be a positive decimal number such as 100 or "100.50" (no sign, spaces or exponent)')
-    } else if (parsed.minor <= 0) {
-      fail('amount', 'must be greater than 0')
+      fail('amount', parsed.message)
     } else if (service !== undefined) {
       const { min, max } = amountBounds(service, exponent)
       if (parsed.minor < min || parsed.minor > max) {

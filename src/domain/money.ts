@@ -41,6 +41,34 @@ export function numberText(value: number): string | undefined {
   return /e/i.test(text) ? undefined : text
 }
 
+/**
+ * An amount as a client sent it (docs/api.md#create-an-invoice): a JSON number (checked as written, `text`, when
+ * known: a double cannot tell 100.5 from 100.500) or a decimal string; at most `exponent` decimals; greater than 0.
+ * The messages name what is wrong for the field `amount`.
+ */
+export function parseAmountInput(
+  amount: number | string,
+  text: string | undefined,
+  exponent: number,
+  currency: string,
+): { ok: true; minor: Minor } | { ok: false; message: string } {
+  const written = typeof amount === 'number' ? (text ?? numberText(amount)) : amount
+  if (written === undefined || (typeof amount === 'number' && (amount < 0 || !/^[0-9.]+$/.test(written))))
+    return { ok: false, message: 'must be a positive decimal number without exponent' }
+  const parsed = parseAmount(written, exponent)
+  if (!parsed.ok) {
+    if (parsed.reason === 'too_many_decimals')
+      return { ok: false, message: `must have at most ${exponent} decimal places for ${currency}` }
+    if (parsed.reason === 'too_large') return { ok: false, message: 'is too large' }
+    return {
+      ok: false,
+      message: 'must be a positive decimal number such as 100 or "100.50" (no sign, spaces or exponent)',
+    }
+  }
+  if (parsed.minor <= 0) return { ok: false, message: 'must be greater than 0' }
+  return parsed
+}
+
 /** Formats minor units with exactly `exponent` decimals: 10050 @2 → "100.50", 5 @0 → "5". */
 export function formatAmount(minor: Minor, exponent: number): string {
   const negative = minor < 0
