@@ -2,6 +2,8 @@ import { AppError, validationFailed, type FieldError } from '../domain/errors.js
 import { parseUuid, type InvoiceId, type MerchantId } from '../domain/ids.js'
 import type { Invoice } from '../domain/invoice.js'
 import type { Merchant } from '../domain/merchant.js'
+import type { Minor } from '../domain/money.js'
+import { refundedTotal } from '../domain/refund.js'
 import type { AppDeps } from './deps.js'
 import { requireInvoiceId } from './require-id.js'
 
@@ -59,6 +61,19 @@ export async function getInvoice(deps: Pick<AppDeps, 'store'>, merchant: Merchan
   const invoice = await findOwned(deps, merchant.id, requireInvoiceId(id))
   if (invoice === undefined) throw notFound()
   return invoice
+}
+
+/**
+ * GET /api/v1/invoices/{id}, the extension view (docs/refunds.md#the-invoice-view): the invoice and what has been
+ * refunded of it (the refunds that succeeded), in minor units.
+ */
+export async function getInvoiceDetail(
+  deps: Pick<AppDeps, 'store'>,
+  merchant: Merchant,
+  id: string,
+): Promise<{ readonly invoice: Invoice; readonly refunded: Minor }> {
+  const invoice = await getInvoice(deps, merchant, id)
+  return { invoice, refunded: refundedTotal(await deps.store.refunds.listByInvoice(invoice.id)) }
 }
 
 async function findOwned(

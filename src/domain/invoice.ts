@@ -63,6 +63,9 @@ export type InvoiceEventType =
   | 'invoice.expired'
   /** Money arrived for an invoice that could no longer take it, and was voided or refunded (docs/providers.md#late-payments). */
   | 'invoice.late_payment'
+  /** A refund of the paid invoice completed, or the acquirer refused it (docs/refunds.md#events); the status stays paid. */
+  | 'refund.succeeded'
+  | 'refund.failed'
 
 /** An outbox event: written in the same transaction as the transition that caused it (docs/api.md#statuses, docs/webhooks.md#delivery). */
 export interface InvoiceEvent {

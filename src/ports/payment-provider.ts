@@ -191,6 +191,11 @@ export interface RefundRequest extends PaymentRef {
   readonly exponent: number
   readonly idempotencyKey: string
   readonly reason: string | null
+  /**
+   * The sandbox's test control (docs/refunds.md#sandbox): the merchant armed it, so this refund is to be refused.
+   * Only a provider with the `simulate` capability is ever given it.
+   */
+  readonly simulateFailure?: boolean
 }
 
 export interface RefundResult {
@@ -198,6 +203,8 @@ export interface RefundResult {
   readonly refundId: string
   /** `succeeded` once the acquirer says so; `pending` while it processes. */
   readonly state: 'pending' | 'succeeded' | 'failed'
+  /** Why a `failed` refund failed, in the acquirer's words (never its credentials). */
+  readonly failureReason?: string
 }
 
 /**
@@ -240,7 +247,14 @@ export interface PaymentProvider {
   captureHold(payment: HeldPayment): Promise<void>
   /** Releases the held funds (hold → failed, or a late hold voided). */
   releaseHold(payment: HeldPayment): Promise<void>
+  /**
+   * Refunds (part of) a captured payment, with the request's idempotency key: the same key, the same acquirer refund
+   * (reconciliation asks again with it when an earlier answer was lost). Throws `provider_error` when the acquirer
+   * refused, `provider_unavailable` when it did not answer.
+   */
   refund(request: RefundRequest): Promise<RefundResult>
+  /** Where an acquirer refund stands now, by its id (reconciliation of a refund the acquirer said was pending). */
+  fetchRefund(refundId: string): Promise<RefundResult>
 }
 
 /** Which provider serves each service (adapters/providers/registry.ts; docs/providers.md#configuration). */

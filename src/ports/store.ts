@@ -20,6 +20,7 @@ import type {
   UserReader,
   UserRepo,
 } from './user-store.js'
+import type { Refund, RefundId, RefundStatus } from '../domain/refund.js'
 
 /** A page position for newest-first listings: the last row's (createdAt, id). */
 export interface Cursor {
@@ -218,6 +219,40 @@ export interface AttemptRepo extends AttemptReader {
   dueStats(now: Date): Promise<{ readonly due: number; readonly oldestDueAt: Date | null }>
 }
 
+/** Refunds of paid invoices (docs/refunds.md). */
+export interface RefundReader {
+  findById(id: RefundId): Promise<Refund | undefined>
+  /** The invoice's refunds, oldest first. */
+  listByInvoice(invoiceId: InvoiceId): Promise<Refund[]>
+  /** The merchant's refund made with this Idempotency-Key. */
+  findByKey(merchantId: MerchantId, idempotencyKey: string): Promise<Refund | undefined>
+}
+
+export interface RefundRepo extends RefundReader {
+  /**
+   * The invoice, locked against every other reservation of a refund on it until this transaction ends
+   * (PostgreSQL: `FOR UPDATE`; SQLite's write transaction is serial already): the sum of its refunds read after this
+   * cannot change before the insert commits (docs/refunds.md#concurrency).
+   */
+  lockInvoice(id: InvoiceId): Promise<Invoice | undefined>
+  /** Inserts unless the merchant has a refund with this Idempotency-Key already (the unique index decides). */
+  insert(refund: Refund): Promise<'inserted' | 'key_exists'>
+  /** Compare-and-set on status: writes `refund` only if the stored status is still `expected`. */
+  update(refund: Refund, expected: RefundStatus): Promise<boolean>
+  /** The refund with this acquirer refund id at this provider. */
+  findByProviderRefundId(provider: string, providerRefundId: string): Promise<Refund | undefined>
+  /**
+   * Claims pending refunds due a check (next_check_at <= now), earliest first, at most `limit`, moving each one's
+   * next check to `reschedule(refund)` and counting the check, in the caller's transaction; on PostgreSQL locked
+   * `FOR UPDATE SKIP LOCKED`, so concurrent instances claim disjoint sets.
+   */
+  claimDue(now: Date, limit: number, reschedule: (refund: Refund) => Date): Promise<Refund[]>
+  /** The sandbox's test control (docs/refunds.md#sandbox): the invoice's next refund fails. */
+  armSandboxFailure(invoiceId: InvoiceId, now: Date): Promise<void>
+  /** Takes the control if it is armed: true once, then false until armed again. */
+  takeSandboxFailure(invoiceId: InvoiceId): Promise<boolean>
+}
+
 /** Everything one transaction can touch. */
 export interface Tx {
   readonly invoices: InvoiceRepo
@@ -235,6 +270,7 @@ export interface Tx {
   readonly recoveryCodes: RecoveryCodeRepo
   readonly sessions: SessionRepo
   readonly signInThrottle: SignInThrottleRepo
+  readonly refunds: RefundRepo
 }
 
 /** The storage port; adapters: SQLite (embedded default) and PostgreSQL. */
@@ -259,6 +295,7 @@ export interface Store {
   readonly users: UserReader
   /** Sessions are read on every dashboard request, outside a transaction. */
   readonly sessions: Pick<SessionRepo, 'findByHash' | 'touch'>
+  readonly refunds: RefundReader
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
   /** Resolves when the database answers a trivial query and can take writes now (readiness); rejects otherwise. */

@@ -8,12 +8,14 @@ import { bindAccountUseCases } from './use-cases/accounts.js'
 import { bindAdminUseCases } from './use-cases/admin.js'
 import { bindUserUseCases } from './use-cases/users.js'
 import { bindInvoiceUseCases, bindPaymentUseCases, bindSweeps } from './use-cases/invoices.js'
+import { bindRefundUseCases } from './use-cases/refunds.js'
 import { bindWebhookDispatch, bindWebhookUseCases } from './use-cases/webhooks.js'
 
 export function bindUseCases(deps: AppDeps, opts: { keyCacheTtl: number }) {
   return {
     invoices: bindInvoiceUseCases(deps),
     payments: bindPaymentUseCases(deps),
+    refunds: bindRefundUseCases(deps),
     sweeps: bindSweeps(deps),
     webhooks: bindWebhookUseCases(deps),
     dispatch: bindWebhookDispatch(deps),

@@ -33,7 +33,11 @@ export function startWorkers(
   )
   // its own loop: an acquirer that answers slowly delays no expiry (docs/providers.md#reconciliation)
   const reconciler = startSweeper(
-    [{ name: 'reconcile-payments', run: async () => (await sweeps.reconcile(RECONCILE_BATCH)).checked }],
+    [
+      { name: 'reconcile-payments', run: async () => (await sweeps.reconcile(RECONCILE_BATCH)).checked },
+      // refunds left pending by an acquirer that did not answer (docs/refunds.md#outcomes)
+      { name: 'reconcile-refunds', run: async () => (await rt.useCases.refunds.reconcile(RECONCILE_BATCH)).checked },
+    ],
     { intervalMs: Math.max(intervalMs, RECONCILE_POLL_MS), log: rt.logger, batch: RECONCILE_BATCH },
   )
   // stablecoin payments: the detector and the sweeper, when a service is bound to evm (docs/stablecoins.md)

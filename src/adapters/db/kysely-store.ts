@@ -17,6 +17,7 @@ import {
 import { KyselyAttemptRepo } from './repositories/attempt-repo.js'
 import { KyselyDeliveryRepo } from './repositories/delivery-repo.js'
 import { KyselyEvmRepo } from './repositories/evm-repo.js'
+import { KyselyRefundRepo } from './repositories/refund-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './repositories/invoice-repo.js'
 import { appliedMigrations, migrationProvider } from './migrations/index.js'
 import { QueryCache, type BatchedWrite, type DirectRead, type FastPaths, type PreparedQuery } from './query-cache.js'
@@ -63,6 +64,7 @@ function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: Q
     recoveryCodes: new KyselyRecoveryCodeRepo(db, guard),
     sessions: new KyselySessionRepo(db, guard),
     signInThrottle: new KyselySignInThrottleRepo(db, guard),
+    refunds: new KyselyRefundRepo(db, guard, dialect),
   }
 }
 
@@ -91,6 +93,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
     adminTokens: top.adminTokens,
     users: top.users,
     sessions: top.sessions,
+    refunds: top.refunds,
     ...(opts.standaloneInserts === true ? { insertInvoice: (inv: Invoice) => top.invoices.insert(inv) } : {}),
 
     async migrate() {

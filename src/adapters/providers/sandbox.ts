@@ -19,5 +19,15 @@ export const sandboxProvider: PaymentProvider = {
   endCheckout: async () => undefined,
   captureHold: async () => undefined,
   releaseHold: async () => undefined,
-  refund: async (request) => ({ refundId: `sandbox_${request.idempotencyKey}`, state: 'succeeded' }),
+  // docs/refunds.md#sandbox: succeeds at once, unless the merchant armed the test control for this invoice
+  refund: async (request) =>
+    request.simulateFailure === true
+      ? {
+          refundId: `sandbox_${request.idempotencyKey}`,
+          state: 'failed',
+          failureReason: 'the sandbox refused this refund, as its test control asked',
+        }
+      : { refundId: `sandbox_${request.idempotencyKey}`, state: 'succeeded' },
+  // the sandbox answers every refund at once: none is ever pending to be asked about
+  fetchRefund: () => Promise.reject(new AppError('provider_error', 'the sandbox keeps no refunds to fetch')),
 }

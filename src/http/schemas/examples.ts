@@ -100,6 +100,18 @@ const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { f
     summary: 'The status does not allow this',
     detail: 'a pending invoice cannot become paid this way (only from hold)',
   },
+  refund_exceeds_amount: {
+    summary: 'The refunds of the invoice would exceed its amount',
+    detail: 'the refunds of this invoice would exceed its amount: 40.50 RUB is left to refund',
+  },
+  refund_unsupported: {
+    summary: 'The provider of the invoice cannot refund',
+    detail: 'the provider of service usdc cannot refund',
+  },
+  idempotency_key_reuse: {
+    summary: 'The Idempotency-Key was used with another request',
+    detail: 'this Idempotency-Key was used with another request: send a new key for a new refund',
+  },
   payload_too_large: { summary: 'Body over 16 KiB', detail: 'the body exceeds 16 KiB' },
   unsupported_media_type: { summary: 'Body not application/json', detail: 'send the body as application/json' },
   rate_limited: {

@@ -8,7 +8,7 @@ import { cancelInvoice } from '../../app/cancel-invoice.js'
 import { captureInvoice } from '../../app/capture-invoice.js'
 import { createInvoice } from '../../app/create-invoice.js'
 import { getDepositPayment } from '../../app/get-deposit-payment.js'
-import { getInvoice, getInvoiceInfo } from '../../app/get-invoice.js'
+import { getInvoice, getInvoiceDetail, getInvoiceInfo } from '../../app/get-invoice.js'
 import { getPaymentView } from '../../app/get-payment-view.js'
 import { listInvoices } from '../../app/list-invoices.js'
 import { simulatePayment } from '../../app/simulate-payment.js'
@@ -26,6 +26,8 @@ export function bindInvoiceUseCases(deps: AppDeps) {
     get: getInvoice.bind(null, deps),
     /** A stablecoin invoice's payment (docs/stablecoins.md#states); undefined for others. */
     depositPayment: getDepositPayment.bind(null, deps),
+    /** The extension view: the invoice with its refunded amount. */
+    detail: getInvoiceDetail.bind(null, deps),
     list: listInvoices.bind(null, deps),
     /** The QR code's invoice, by id alone (no merchant: the id is the capability). */
     findPublic: (id: InvoiceId) => deps.store.invoices.findById(id),

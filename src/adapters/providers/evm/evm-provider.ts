@@ -93,5 +93,7 @@ export function createEvmProvider(config: EvmConfig): PaymentProvider {
     // capabilities.refund is false: the app never asks (docs/stablecoins.md#refunds)
     refund: () =>
       Promise.reject(new AppError('provider_error', 'stablecoin payments are refunded by hand from the payout wallet')),
+    fetchRefund: () =>
+      Promise.reject(new AppError('provider_error', 'stablecoin payments are refunded by hand from the payout wallet')),
   }
 }

@@ -187,7 +187,12 @@ export function createStripeProvider(settings: StripeSettings): PaymentProvider 
       const refund = await call('refunding the payment', () =>
         stripe.refunds.create({ payment_intent: id, amount, metadata }, { idempotencyKey: request.idempotencyKey }),
       )
-      return { refundId: refund.id, state: refundState(refund.status) }
+      return resultOfRefund(refund)
+    },
+
+    // https://docs.stripe.com/api/refunds/retrieve
+    async fetchRefund(refundId: string): Promise<RefundResult> {
+      return resultOfRefund(await call('retrieving the refund', () => stripe.refunds.retrieve(refundId)))
     },
   }
 }
@@ -317,10 +322,19 @@ function outcomeOf(event: Stripe.Event): NotificationOutcome {
   }
 }
 
-function refundState(status: string | null): RefundResult['state'] {
-  if (status === 'succeeded') return 'succeeded'
-  if (status === 'failed' || status === 'canceled') return 'failed'
-  return 'pending'
+/** A Refund's status (https://docs.stripe.com/api/refunds/object#refund_object-status), with its failure_reason. */
+function resultOfRefund(refund: Stripe.Refund): RefundResult {
+  const status = refund.status
+  const state =
+    status === 'succeeded' ? 'succeeded' : status === 'failed' || status === 'canceled' ? 'failed' : 'pending'
+  if (state !== 'failed') return { refundId: refund.id, state }
+  return {
+    refundId: refund.id,
+    state,
+    failureReason: `Stripe ${status === 'canceled' ? 'cancelled' : 'failed'} the refund${
+      refund.failure_reason ? `: ${refund.failure_reason}` : ''
+    }`,
+  }
 }
 
 /**

@@ -181,11 +181,29 @@ export function createYooKassaProvider(settings: YooKassaSettings): PaymentProvi
         },
         request.idempotencyKey,
       )
-      // https://yookassa.ru/developers/api#refund_object: status pending | succeeded | canceled
-      if (!isObject(json) || typeof json['id'] !== 'string' || typeof json['status'] !== 'string')
-        throw new AppError('provider_error', 'YooKassa answered with something that is not a refund')
-      const state = json['status'] === 'succeeded' ? 'succeeded' : json['status'] === 'canceled' ? 'failed' : 'pending'
-      return { refundId: json['id'], state }
+      return readRefund(json)
     },
+
+    // https://yookassa.ru/developers/api#get_refund
+    async fetchRefund(refundId): Promise<RefundResult> {
+      return readRefund(await api.get(`/refunds/${encodeURIComponent(refundId)}`))
+    },
+  }
+}
+
+/**
+ * A refund object (https://yookassa.ru/developers/api#refund_object): status pending | succeeded | canceled, a
+ * cancelled one with `cancellation_details.reason`.
+ */
+function readRefund(json: unknown): RefundResult {
+  if (!isObject(json) || typeof json['id'] !== 'string' || typeof json['status'] !== 'string')
+    throw new AppError('provider_error', 'YooKassa answered with something that is not a refund')
+  const state = json['status'] === 'succeeded' ? 'succeeded' : json['status'] === 'canceled' ? 'failed' : 'pending'
+  const details = json['cancellation_details']
+  const why = isObject(details) && typeof details['reason'] === 'string' ? details['reason'] : undefined
+  return {
+    refundId: json['id'],
+    state,
+    ...(state === 'failed' && { failureReason: `YooKassa cancelled the refund${why === undefined ? '' : `: ${why}`}` }),
   }
 }
