@@ -5,7 +5,10 @@ import type { InviteInput } from '../app/invite-user.js'
 import type { IssuedLink } from '../app/user-records.js'
 import type { IssuedKey } from '../app/merchant-records.js'
 import type { AdminTokenRecord } from '../domain/admin-token.js'
+import type { OperatorRefundInput } from '../app/refund-as-operator.js'
 import { AppError } from '../domain/errors.js'
+import type { Refund } from '../domain/refund.js'
+import { refundView } from '../domain/refund-view.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus } from '../domain/merchant.js'
 
 /** The use cases the CLI calls, bound by the composition root. */
@@ -26,6 +29,7 @@ export interface CliCommands {
   revokeAdminToken(id: string): Promise<void>
   inviteUser(input: InviteInput): Promise<IssuedLink>
   resetPassword(email: string): Promise<IssuedLink>
+  createRefund(input: OperatorRefundInput): Promise<Refund>
 }
 
 export interface CliIo {
@@ -54,6 +58,8 @@ Commands:
   user invite --merchant ID --email E [--role R]     a dashboard user (owner or viewer); prints a one-time link (24 h)
   user invite --admin --email E                      an operator of the dashboard; prints a one-time link (24 h)
   user reset-password --email E                      a new one-time link where the user sets a new password
+  refund create --invoice ID [--amount A] [--reason R] [--idempotency-key K]
+                                                     refund a paid invoice (all that is left without --amount)
 
 Every command but serve accepts --json: the output is then one JSON object and nothing else.
 Configuration comes from the environment (DATABASE_URL, …); see the README.
@@ -111,6 +117,7 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
   'admin-token revoke': [],
   'user invite': ['merchant', 'email', 'role', 'admin'],
   'user reset-password': ['email'],
+  'refund create': ['invoice', 'amount', 'reason', 'idempotency-key'],
 }
 
 /** `serve` runs only bare (main starts it); with options or arguments, before or after it, this says why. */
@@ -135,6 +142,10 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
       email: { type: 'string' },
       role: { type: 'string' },
       admin: { type: 'boolean' },
+      invoice: { type: 'string' },
+      amount: { type: 'string' },
+      reason: { type: 'string' },
+      'idempotency-key': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   })
@@ -346,6 +357,28 @@ async function dispatch(argv: readonly string[], c: CliCommands, io: CliIo): Pro
     case 'user reset-password': {
       noExtra(arg)
       printLink(print, await c.resetPassword(need(o.email, '--email E')))
+      return
+    }
+    case 'refund create': {
+      noExtra(arg)
+      const refund = refundView(
+        await c.createRefund({
+          invoiceId: need(o.invoice, '--invoice ID'),
+          amount: o.amount,
+          reason: o.reason,
+          idempotencyKey: o['idempotency-key'],
+        }),
+      )
+      print(
+        [
+          `refund_id:      ${refund.id}`,
+          `invoice_id:     ${refund.invoice_id}`,
+          `amount:         ${refund.amount} ${refund.currency}`,
+          `status:         ${refund.status}`,
+          ...(refund.failure_reason === null ? [] : [`failure_reason: ${refund.failure_reason}`]),
+        ].join('\n'),
+        refund,
+      )
       return
     }
     default:

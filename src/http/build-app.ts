@@ -16,9 +16,11 @@ import { invoiceRoutes } from './routes/invoices.js'
 import { payRoutes } from './routes/pay.js'
 import { providerRoutes } from './routes/providers.js'
 import { publicRoutes } from './routes/public.js'
+import { refundRoutes } from './routes/refunds.js'
 import { webhookRoutes } from './routes/webhooks.js'
 import { ADMIN_SCHEMAS } from './schemas/admin.js'
 import { FieldErrorSchema, InvoiceDetailSchema, InvoiceSchema, ProblemSchema } from './schemas/common.js'
+import { RefundListResponse, RefundSchema } from './schemas/refunds.js'
 import { CreateInvoiceResponse, InvoiceListResponse } from './schemas/invoices.js'
 import { DeliveryAttemptSchema, DeliveryListResponse, DeliverySchema, TestWebhookResponse } from './schemas/webhooks.js'
 
@@ -97,6 +99,8 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     InvoiceDetailSchema,
     CreateInvoiceResponse,
     InvoiceListResponse,
+    RefundSchema,
+    RefundListResponse,
     DeliveryAttemptSchema,
     DeliverySchema,
     DeliveryListResponse,
@@ -113,6 +117,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
     merchantScope.addHook('onRequest', requireApiKey(full.authenticate, full.rateLimiter))
     invoiceRoutes(merchantScope, full)
     webhookRoutes(merchantScope, full)
+    refundRoutes(merchantScope, full)
   })
   // The admin API, in one scope whose every request authenticates its admin token first (docs/admin-api.md).
   await app.register(async (adminScope) => {

@@ -12,6 +12,8 @@ export type InvoiceUseCases = UseCases['invoices']
 export type PaymentUseCases = UseCases['payments']
 /** The merchant's webhook endpoints (docs/webhooks.md#delivery-log). */
 export type WebhookUseCases = UseCases['webhooks']
+/** Refunds (docs/refunds.md). */
+export type RefundUseCases = UseCases['refunds']
 
 export interface HttpOptions {
   readonly logger: FastifyBaseLogger
@@ -46,6 +48,7 @@ export interface HttpDeps {
   readonly invoices: InvoiceUseCases
   readonly payments: PaymentUseCases
   readonly webhooks: WebhookUseCases
+  readonly refunds: RefundUseCases
   /** SANDBOX: the simulate endpoint and the page's test controls exist only when true. */
   readonly sandbox: boolean
   /** The configured acquirers that notify us: `POST /providers/{name}/notifications` exists for each. */

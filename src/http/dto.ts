@@ -22,14 +22,23 @@ export function invoiceToWire(inv: Invoice, now: Date): InvoiceWire {
   return invoiceView(inv, now)
 }
 
-/** GET /api/v1/invoices/{id}: the invoice, and a stablecoin invoice's payment (docs/stablecoins.md#states). */
+/**
+ * GET /api/v1/invoices/{id}: the invoice with `refunded_amount` (docs/refunds.md#the-invoice-view), and a stablecoin
+ * invoice's payment (docs/stablecoins.md#states).
+ */
 export type InvoiceDetailWire = InvoiceWire & {
+  refunded_amount: string
   payment?: { received: string; confirmations: number; confirmations_required: number; tx_hash: string | null }
   overpaid_amount?: string | null
 }
 
-export function invoiceDetailToWire(inv: Invoice, deposit: DepositPayment | undefined, now: Date): InvoiceDetailWire {
-  const wire = invoiceView(inv, now)
+export function invoiceDetailToWire(
+  inv: Invoice,
+  refunded: Minor,
+  deposit: DepositPayment | undefined,
+  now: Date,
+): InvoiceDetailWire {
+  const wire = { ...invoiceView(inv, now), refunded_amount: formatAmount(refunded, storedExponent(inv.currency)) }
   if (deposit === undefined) return wire
   return {
     ...wire,
@@ -42,6 +51,9 @@ export function invoiceDetailToWire(inv: Invoice, deposit: DepositPayment | unde
     overpaid_amount: deposit.overpaid,
   }
 }
+
+export type { RefundView as RefundWire } from '../domain/refund-view.js'
+export { refundView as refundToWire } from '../domain/refund-view.js'
 
 export function createResponseToWire(
   inv: Invoice,

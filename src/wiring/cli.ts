@@ -27,5 +27,6 @@ export function cliCommands(runtime: Runtime | (() => Promise<Runtime>)): CliCom
     revokeAdminToken: async (id) => (await open()).useCases.admin.revokeToken(id),
     inviteUser: async (input) => (await open()).useCases.users.invite(input),
     resetPassword: async (email) => (await open()).useCases.users.resetPassword(email),
+    createRefund: async (input) => (await (await open()).useCases.refunds.createAsOperator(input)).refund,
   }
 }

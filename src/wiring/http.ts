@@ -33,6 +33,7 @@ export async function createHttpApp(
       invoices: useCases.invoices,
       payments: useCases.payments,
       webhooks: useCases.webhooks,
+      refunds: useCases.refunds,
       sandbox: rt.config.sandbox,
       notifiers: acquirers,
       providerMetrics: rt.providerMetrics,

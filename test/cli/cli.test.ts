@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { api } from '../helpers/api.js'
+import { buildTestApp } from '../helpers/build-test-app.js'
 
 const run = promisify(execFile)
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'invoice-service.js')
@@ -209,6 +211,41 @@ describe('invoice-service CLI (child process)', () => {
     // a command that needs the database still reports it
     const list = await cli(['merchant', 'list'], down)
     expect(list.code).not.toBe(0)
+  })
+
+  it('when refund create names a paid invoice, then it is refunded (all that is left without --amount) and too much is refused', async () => {
+    // a paid invoice in the same database, made through the API
+    const t = await buildTestApp({ DATABASE_URL: env['DATABASE_URL']! }, { db: 'sqlite' })
+    let id: string
+    try {
+      const m = await t.merchant('Refunding Shop')
+      id = await api(t).as(m).newInvoice({ amount: '25.00', currency: 'RUB' })
+      expect((await api(t).simulate(id, { outcome: 'paid' })).status).toBe(200)
+    } finally {
+      await t.close()
+    }
+    const part = await cli(['refund', 'create', '--invoice', id, '--amount', '10', '--reason', 'broken', '--json'], env)
+    expect(part.code, part.stderr).toBe(0)
+    expect(JSON.parse(part.stdout)).toMatchObject({
+      invoice_id: id,
+      amount: '10.00',
+      status: 'succeeded',
+      reason: 'broken',
+    })
+    expect(part.stdout.trim().split('\n')).toHaveLength(1)
+    const rest = await cli(['refund', 'create', '--invoice', id], env)
+    expect(rest.code, rest.stderr).toBe(0)
+    expect(rest.stdout).toMatch(/amount:\s+15\.00 RUB/)
+    expect(rest.stdout).toMatch(/status:\s+succeeded/)
+    const over = await cli(['refund', 'create', '--invoice', id, '--amount', '0.01'], env)
+    expect(over.code).toBe(2)
+    expect(over.stderr).toContain('refund_exceeds_amount')
+    const missing = await cli(['refund', 'create'], env)
+    expect(missing.code).toBe(64)
+    expect(missing.stderr).toContain('--invoice')
+    const unknown = await cli(['refund', 'create', '--invoice', '00000000-0000-7000-8000-000000000000'], env)
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('invoice_not_found')
   })
 
   it('when the configuration is bad, then the command stops naming the variable', async () => {

@@ -57,9 +57,16 @@ describe('@invoice-service/client against the running service', () => {
     expectTypeOf<'order_id_conflict'>().toExtend<ProblemCode>()
     expectTypeOf<InvoiceServiceError['code']>().toEqualTypeOf<ProblemCode | 'network_error' | 'unexpected_response'>()
     expectTypeOf<WebhookEvent['type']>().toEqualTypeOf<
-      'invoice.hold' | 'invoice.paid' | 'invoice.failed' | 'invoice.expired' | 'invoice.late_payment' | 'webhook.test'
+      | 'invoice.hold'
+      | 'invoice.paid'
+      | 'invoice.failed'
+      | 'invoice.expired'
+      | 'invoice.late_payment'
+      | 'refund.succeeded'
+      | 'refund.failed'
+      | 'webhook.test'
     >()
-    expectTypeOf(client.getInvoice).returns.resolves.toEqualTypeOf<Invoice>()
+    expectTypeOf(client.getInvoice).returns.resolves.toEqualTypeOf<Invoice & { refunded_amount?: string }>()
   })
 
   it('when an invoice is created and the same order_id is sent again, then the second answer is the same invoice, is_new false', async () => {
@@ -107,9 +114,35 @@ describe('@invoice-service/client against the running service', () => {
       credited: null,
     })
     expect(await client.getInvoice({ invoice_id: created.order_id })).toEqual(byId)
-    expect(await client.getInvoice({ order_id: order })).toEqual(byId)
+    // by id: the extension view, with refunded_amount; by order_id: getInfo's 13 fields
+    expect(byId.refunded_amount).toBe('0.00')
+    const { refunded_amount: _refunded, ...invoice } = byId
+    expect(await client.getInvoice({ order_id: order })).toEqual(invoice)
     expect((await failure(client.getInvoice({ order_id: 'no-such-order' }))).code).toBe('invoice_not_found')
     expect((await failure(client.getInvoice('0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01'))).status).toBe(404)
+  })
+
+  it('when a paid invoice is refunded with createRefund, then the refunds add up, a repeat with its key is the same refund, and too much is refund_exceeds_amount', async () => {
+    const created = await client.createInvoice({ order_id: orderId(), amount: '30.00', currency: 'RUB' })
+    await simulate(service, created.order_id, 'paid')
+    const part = await client.createRefund(created.order_id, { amount: '10.00', reason: 'a broken mug' })
+    expect(part).toMatchObject({ invoice_id: created.order_id, amount: '10.00', status: 'succeeded' })
+    const mine = await client.createRefund(created.order_id, { amount: 5 }, { idempotencyKey: 'client-refund-1' })
+    expect(
+      await client.createRefund(created.order_id, { amount: '5.00' }, { idempotencyKey: 'client-refund-1' }),
+    ).toEqual(mine)
+    const reuse = await failure(
+      client.createRefund(created.order_id, { amount: 6 }, { idempotencyKey: 'client-refund-1' }),
+    )
+    expect(reuse).toMatchObject({ status: 409, code: 'idempotency_key_reuse' })
+    const rest = await client.createRefund(created.order_id)
+    expect(rest.amount).toBe('15.00')
+    expect((await failure(client.createRefund(created.order_id, { amount: '0.01' }))).code).toBe(
+      'refund_exceeds_amount',
+    )
+    expect((await client.listRefunds(created.order_id)).map((r) => r.id)).toEqual([part.id, mine.id, rest.id])
+    expect(await client.getRefund(rest.id)).toEqual(rest)
+    expect((await client.getInvoice(created.order_id)).refunded_amount).toBe('30.00')
   })
 
   it('when looking up by order_id, then the merchantId option is needed and must be the key’s merchant', async () => {
@@ -176,7 +209,8 @@ describe('@invoice-service/client against the running service', () => {
     const event = verifyWebhook(hook!.body, hook!.headers, service.merchant.webhookSecret)
     if (event.type === 'webhook.test') throw new Error('expected an invoice event')
     expect(event.type).toBe('invoice.paid')
-    expect(event.data).toEqual(await client.getInvoice(created.order_id))
+    const { refunded_amount: _refunded, ...invoice } = await client.getInvoice(created.order_id)
+    expect(event.data).toEqual(invoice)
 
     const deliveries = await client.listDeliveries({ invoice_id: created.order_id })
     expect(deliveries.data).toHaveLength(1)

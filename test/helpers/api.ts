@@ -22,6 +22,7 @@ export type Problem = Schemas['Problem']
 export type ProblemCode = Problem['code']
 export type Invoice = Schemas['Invoice']
 export type Delivery = Schemas['Delivery']
+export type Refund = Schemas['Refund']
 
 /** An answer: the status, the body parsed (JSON, a problem document for an error) or as text, and the headers. */
 export interface Answer<S extends number = number, B = unknown> {
@@ -130,6 +131,36 @@ export class TestClient {
 
   cancel(id: string, opts?: RequestOptions): Promise<AnswerOf<'cancelInvoice'>> {
     return this.send({ method: 'POST', url: `/api/v1/invoices/${encodeURIComponent(id)}/cancel`, ...opts })
+  }
+
+  /** A refund of the invoice, with `key` as its Idempotency-Key (none when undefined). */
+  createRefund(
+    invoiceId: string,
+    body: JsonBodyOf<'createRefund'> | Unchecked,
+    key: string | undefined,
+    opts?: RequestOptions,
+  ): Promise<AnswerOf<'createRefund'>> {
+    return this.json('POST', `/api/v1/invoices/${encodeURIComponent(invoiceId)}/refunds`, body, {
+      ...opts,
+      headers: { ...(key === undefined ? {} : { 'idempotency-key': key }), ...opts?.headers },
+    })
+  }
+
+  listRefunds(invoiceId: string, opts?: RequestOptions): Promise<AnswerOf<'listRefunds'>> {
+    return this.send({ url: `/api/v1/invoices/${encodeURIComponent(invoiceId)}/refunds`, ...opts })
+  }
+
+  getRefund(id: string, opts?: RequestOptions): Promise<AnswerOf<'getRefund'>> {
+    return this.send({ url: `/api/v1/refunds/${encodeURIComponent(id)}`, ...opts })
+  }
+
+  /** The sandbox's refund test control: the invoice's next refund fails. */
+  failNextSandboxRefund(invoiceId: string, opts?: RequestOptions): Promise<AnswerOf<'failNextSandboxRefund'>> {
+    return this.send({
+      method: 'POST',
+      url: `/api/v1/sandbox/invoices/${encodeURIComponent(invoiceId)}/fail-next-refund`,
+      ...opts,
+    })
   }
 
   listDeliveries(

@@ -3,6 +3,7 @@ import { InvoiceServiceError, errorOf } from './errors.js'
 import type { paths } from './schema.js'
 import type {
   CreateInvoiceRequest,
+  CreateRefundRequest,
   CreatedInvoice,
   Delivery,
   DeliveryList,
@@ -11,8 +12,18 @@ import type {
   InvoiceLookup,
   ListDeliveriesQuery,
   ListInvoicesQuery,
+  Refund,
   TestWebhookResult,
 } from './types.js'
+
+export interface CreateRefundOptions {
+  /**
+   * The Idempotency-Key: the same key with the same body answers the same refund. Default: a new random key per
+   * call, which the client's own retries reuse. Pass your own (e.g. derived from your return's id) to make a
+   * refund safe to repeat across restarts of your process too.
+   */
+  readonly idempotencyKey?: string | undefined
+}
 
 export interface InvoiceClientOptions {
   /** Where the service is: its PUBLIC_URL, e.g. `https://pay.example.com` (no trailing path). */
@@ -41,12 +52,26 @@ export interface InvoiceClient {
    * one with the same amount, currency and service: safe to retry with the same body.
    */
   createInvoice(body: CreateInvoiceRequest): Promise<CreatedInvoice>
-  /** An invoice by its id (`getInvoice(id)` or `{ invoice_id }`), or by your order_id (`{ order_id }`: the newest). */
-  getInvoice(lookup: string | InvoiceLookup): Promise<Invoice>
+  /**
+   * An invoice by its id (`getInvoice(id)` or `{ invoice_id }`: the extension view, with `refunded_amount`), or by
+   * your order_id (`{ order_id }`: the newest, as getInfo returns it).
+   */
+  getInvoice(lookup: string | InvoiceLookup): Promise<Invoice & { refunded_amount?: string }>
   /** hold → paid. */
   capture(invoiceId: string): Promise<Invoice>
   /** pending or hold → failed. */
   cancel(invoiceId: string): Promise<Invoice>
+  /**
+   * Refunds a paid invoice: `amount` (major units, a string or a number) or, without it, all that is left. Resolves
+   * to the refund: `succeeded`, `failed` (the acquirer refused: `failure_reason`) or `pending` (the acquirer has
+   * not answered yet; its outcome arrives as a refund.succeeded / refund.failed webhook). Safe to retry: every
+   * attempt carries the same Idempotency-Key.
+   */
+  createRefund(invoiceId: string, body?: CreateRefundRequest, options?: CreateRefundOptions): Promise<Refund>
+  /** The invoice's refunds, oldest first. */
+  listRefunds(invoiceId: string): Promise<Refund[]>
+  /** A refund by its id. */
+  getRefund(refundId: string): Promise<Refund>
   /** One page of your invoices, newest first; pass `next_cursor` as `cursor` for the next. */
   listInvoices(query?: ListInvoicesQuery): Promise<InvoiceList>
   /** Every invoice matching `query`, page after page. */
@@ -195,6 +220,27 @@ export function createInvoiceClient(options: InvoiceClientOptions): InvoiceClien
     cancel: (invoiceId) =>
       call('answered', (signal) =>
         raw.POST('/api/v1/invoices/{invoice_id}/cancel', { params: { path: { invoice_id: invoiceId } }, signal }),
+      ),
+    createRefund(invoiceId, body = {}, opts = {}) {
+      // one key for every attempt of this call: a retry after a lost answer is the same refund, never a second one
+      const key = opts.idempotencyKey ?? globalThis.crypto.randomUUID()
+      return call('always', (signal) =>
+        raw.POST('/api/v1/invoices/{invoice_id}/refunds', {
+          params: { path: { invoice_id: invoiceId }, header: { 'idempotency-key': key } },
+          body,
+          signal,
+        }),
+      )
+    },
+    async listRefunds(invoiceId) {
+      const list = await call('always', (signal) =>
+        raw.GET('/api/v1/invoices/{invoice_id}/refunds', { params: { path: { invoice_id: invoiceId } }, signal }),
+      )
+      return list.data
+    },
+    getRefund: (refundId) =>
+      call('always', (signal) =>
+        raw.GET('/api/v1/refunds/{refund_id}', { params: { path: { refund_id: refundId } }, signal }),
       ),
     listInvoices: (query = {}) =>
       call('always', (signal) => raw.GET('/api/v1/invoices', { params: { query: withTextLimit(query) }, signal })),

@@ -9,7 +9,12 @@
  *
  * The types come from the service's own OpenAPI document (openapi.json, generated into schema.d.ts).
  */
-export { createInvoiceClient, type InvoiceClient, type InvoiceClientOptions } from './client.js'
+export {
+  createInvoiceClient,
+  type CreateRefundOptions,
+  type InvoiceClient,
+  type InvoiceClientOptions,
+} from './client.js'
 export { InvoiceServiceError, isInvoiceServiceError, type InvoiceServiceErrorCode } from './errors.js'
 export { verifyWebhook, WebhookSecretError, WebhookVerificationError, type HeadersLike } from './webhooks.js'
 export type * from './types.js'

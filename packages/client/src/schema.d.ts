@@ -72,7 +72,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read one of your invoices by id */
+        /**
+         * Read one of your invoices by id
+         * @description getInfo's 13 fields and refunded_amount, the sum of the invoice's succeeded refunds.
+         */
         get: operations["getInvoice"];
         put?: never;
         post?: never;
@@ -176,6 +179,64 @@ export interface paths {
          * @description Signed like every webhook (webhook-id, webhook-timestamp, webhook-signature), under the same rules as callback_url (https; no loopback, private or other non-public address). Not stored and not retried: the answer is reported here.
          */
         post: operations["sendTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{invoice_id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An invoice's refunds, oldest first */
+        get: operations["listRefunds"];
+        put?: never;
+        /**
+         * Refund a paid invoice, in full or in part
+         * @description Only a paid invoice; the refunds that are not failed never add up to more than its amount, even when requests race (409 refund_exceeds_amount). Idempotency-Key is required. 201 with the refund once it is reserved: succeeded when the acquirer agreed, failed when it refused (failure_reason), pending when it has not answered yet (asked again until it does); a repeat of the same request with the same key answers the same refund.
+         */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/refunds/{refund_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one of your refunds by id */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/invoices/{invoice_id}/fail-next-refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox provider: make the next refund of this invoice fail
+         * @description A test control, to try your handling of refund.failed: the sandbox refuses the invoice's next refund (once). Only for invoices of a service bound to the sandbox (404 otherwise); absent when SANDBOX is off.
+         */
+        post: operations["failNextSandboxRefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -491,7 +552,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "invalid_json" | "validation_failed" | "ambiguous_identifier" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "merchant_mismatch" | "merchant_disabled" | "csrf_failed" | "invoice_not_found" | "not_found" | "order_id_conflict" | "invalid_transition" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "provider_error" | "unavailable" | "provider_unavailable";
+            code: "invalid_json" | "validation_failed" | "ambiguous_identifier" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "merchant_mismatch" | "merchant_disabled" | "csrf_failed" | "invoice_not_found" | "not_found" | "order_id_conflict" | "invalid_transition" | "refund_exceeds_amount" | "refund_unsupported" | "idempotency_key_reuse" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "provider_error" | "unavailable" | "provider_unavailable";
             /** @example amount: must have at most 2 decimal places for RUB */
             detail: string;
             errors?: components["schemas"]["FieldError"][];
@@ -562,7 +623,7 @@ export interface components {
             created_at: string;
         };
         /**
-         * @description An invoice as getInfo returns it, with the stablecoin payment of an evm invoice
+         * @description An invoice as getInfo returns it, with what has been refunded of it, and the stablecoin payment of an evm invoice
          * @example {
          *       "id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
          *       "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
@@ -576,7 +637,8 @@ export interface components {
          *       "credited": 100.5,
          *       "expired_at": "2026-11-22T04:07:20.123Z",
          *       "paid_at": "2026-11-22T03:09:41.507Z",
-         *       "created_at": "2026-11-22T03:07:20.123Z"
+         *       "created_at": "2026-11-22T03:07:20.123Z",
+         *       "refunded_amount": "10.00"
          *     }
          * @example {
          *       "id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
@@ -592,6 +654,7 @@ export interface components {
          *       "expired_at": "2026-11-22T04:07:20.123Z",
          *       "paid_at": "2026-11-22T03:09:41.507Z",
          *       "created_at": "2026-11-22T03:07:20.123Z",
+         *       "refunded_amount": "0.00",
          *       "payment": {
          *         "received": "101",
          *         "confirmations": 12,
@@ -647,6 +710,11 @@ export interface components {
              * @example 2026-11-22T03:07:20.123Z
              */
             created_at: string;
+            /**
+             * @description The sum of the invoice's succeeded refunds, with exactly the currency's decimals
+             * @example 10.00
+             */
+            refunded_amount: string;
             /** @description Stablecoin (evm) invoices only: what the deposit address received (docs/stablecoins.md) */
             payment?: {
                 /**
@@ -741,6 +809,73 @@ export interface components {
             /** @description Pass as cursor for the next page; null on the last page */
             next_cursor: string | null;
         };
+        /**
+         * @example {
+         *       "id": "0193a1c4-5d6e-7f80-9a1b-2c3d4e5f6a7b",
+         *       "invoice_id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *       "amount": "10.00",
+         *       "currency": "RUB",
+         *       "status": "succeeded",
+         *       "reason": "one mug arrived broken",
+         *       "failure_reason": null,
+         *       "created_at": "2026-11-23T10:00:00.000Z",
+         *       "updated_at": "2026-11-23T10:00:00.412Z"
+         *     }
+         */
+        Refund: {
+            /**
+             * Format: uuid
+             * @description The refund id
+             */
+            id: string;
+            /** Format: uuid */
+            invoice_id: string;
+            /**
+             * @description The amount refunded, with exactly the currency's decimals
+             * @example 10.00
+             */
+            amount: string;
+            /** @example RUB */
+            currency: string;
+            /**
+             * @description pending: the acquirer has not confirmed it yet (it is asked again until it does); succeeded: the money is on its way back; failed: the acquirer refused it (see failure_reason); a failed refund does not count against the amount
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            reason: string | null;
+            failure_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T03:07:20.123Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": "0193a1c4-5d6e-7f80-9a1b-2c3d4e5f6a7b",
+         *           "invoice_id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *           "amount": "10.00",
+         *           "currency": "RUB",
+         *           "status": "succeeded",
+         *           "reason": "one mug arrived broken",
+         *           "failure_reason": null,
+         *           "created_at": "2026-11-23T10:00:00.000Z",
+         *           "updated_at": "2026-11-23T10:00:00.412Z"
+         *         }
+         *       ]
+         *     }
+         */
+        RefundList: {
+            /** @description Oldest first */
+            data: components["schemas"]["Refund"][];
+        };
         DeliveryAttempt: {
             /**
              * Format: date-time
@@ -798,7 +933,7 @@ export interface components {
              * @description The event type
              * @enum {string}
              */
-            type: "invoice.hold" | "invoice.paid" | "invoice.failed" | "invoice.expired" | "invoice.late_payment";
+            type: "invoice.hold" | "invoice.paid" | "invoice.failed" | "invoice.expired" | "invoice.late_payment" | "refund.succeeded" | "refund.failed";
             /** @description The invoice's callback_url */
             url: string;
             /**
@@ -1184,6 +1319,99 @@ export interface components {
             };
         };
         /**
+         * @example {
+         *       "type": "refund.succeeded",
+         *       "timestamp": "2026-11-23T10:00:00.412Z",
+         *       "data": {
+         *         "id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *         "merchant_id": "0193a0ff-1b2c-7e3d-8a4f-6c5d4e3f2a10",
+         *         "order_id": "order-1001",
+         *         "amount": 100.5,
+         *         "currency": "RUB",
+         *         "status": "paid",
+         *         "service": "card",
+         *         "url": "https://pay.shop.example/pay/0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *         "qr_data": "https://pay.shop.example/pay/0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *         "credited": 100.5,
+         *         "expired_at": "2026-11-22T04:07:20.123Z",
+         *         "paid_at": "2026-11-22T03:09:41.507Z",
+         *         "created_at": "2026-11-22T03:07:20.123Z",
+         *         "refund": {
+         *           "id": "0193a1c4-5d6e-7f80-9a1b-2c3d4e5f6a7b",
+         *           "invoice_id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+         *           "amount": "10.00",
+         *           "currency": "RUB",
+         *           "status": "succeeded",
+         *           "reason": "one mug arrived broken",
+         *           "failure_reason": null,
+         *           "created_at": "2026-11-23T10:00:00.000Z",
+         *           "updated_at": "2026-11-23T10:00:00.412Z"
+         *         }
+         *       }
+         *     }
+         */
+        RefundEvent: {
+            /**
+             * @description What happened to the refund
+             * @enum {string}
+             */
+            type: "refund.succeeded" | "refund.failed";
+            /**
+             * Format: date-time
+             * @description When the acquirer answered
+             */
+            timestamp: string;
+            /** @description The invoice as getInfo returns it (still paid), and the refund at the moment of the event */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The invoice id
+                 */
+                id: string;
+                /**
+                 * Format: uuid
+                 * @description Your merchant id
+                 */
+                merchant_id: string;
+                /**
+                 * @description The merchant's own order identifier, as sent at creation
+                 * @example order-1001
+                 */
+                order_id: string;
+                /**
+                 * @description Amount in major units
+                 * @example 100.5
+                 */
+                amount: number;
+                /** @example RUB */
+                currency: string;
+                /** @enum {string} */
+                status: "pending" | "hold" | "paid" | "failed" | "expired";
+                /** @example card */
+                service: string;
+                /**
+                 * Format: uri
+                 * @description Payment page link
+                 */
+                url: string;
+                /** @description What the QR code encodes */
+                qr_data: string;
+                credited: number | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T03:07:20.123Z
+                 */
+                expired_at: string;
+                paid_at: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T03:07:20.123Z
+                 */
+                created_at: string;
+                refund: components["schemas"]["Refund"];
+            };
+        };
+        /**
          * @description Sent only by POST /api/v1/webhooks/test
          * @example {
          *       "type": "webhook.test",
@@ -1207,7 +1435,7 @@ export interface components {
             };
         };
         /** @description The JSON body of a webhook request; tell the kinds apart by `type` */
-        WebhookEvent: components["schemas"]["InvoiceEvent"] | components["schemas"]["LatePaymentEvent"] | components["schemas"]["TestEvent"];
+        WebhookEvent: components["schemas"]["InvoiceEvent"] | components["schemas"]["LatePaymentEvent"] | components["schemas"]["RefundEvent"] | components["schemas"]["TestEvent"];
     };
     responses: never;
     parameters: never;
@@ -1614,7 +1842,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An invoice as getInfo returns it, with the stablecoin payment of an evm invoice */
+            /** @description An invoice as getInfo returns it, with what has been refunded of it, and the stablecoin payment of an evm invoice */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2169,6 +2397,442 @@ export interface operations {
             };
             /** @description Problem with code `merchant_disabled` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Invoice id (UUID)
+                 * @example 0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01
+                 */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            /** @description Problem with code `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `missing_api_key` or `invalid_api_key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `merchant_disabled` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `invoice_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Required: 1–255 printable ASCII characters, new for each refund. The same key with the same body answers the same refund; with another body 409 idempotency_key_reuse.
+                 * @example refund-order-1001-1
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Invoice id (UUID)
+                 * @example 0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01
+                 */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "10.00",
+                 *       "reason": "one mug arrived broken"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Amount to refund in major units, under create's rules (a JSON number or a decimal string, no more decimals than the currency allows); default: all that is left to refund
+                     * @example 10.00
+                     */
+                    amount?: number | string;
+                    /** @description Why, for your records (at most 500 characters) */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The refund (also when the same key and request are repeated) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Problem with code `validation_failed` or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `missing_api_key` or `invalid_api_key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `merchant_disabled` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `invoice_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `invalid_transition` or `refund_exceeds_amount` or `refund_unsupported` or `idempotency_key_reuse` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Refund id (UUID)
+                 * @example 0193a1c4-5d6e-7f80-9a1b-2c3d4e5f6a7b
+                 */
+                refund_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Problem with code `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `missing_api_key` or `invalid_api_key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `merchant_disabled` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    failNextSandboxRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Invoice id (UUID)
+                 * @example 0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01
+                 */
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invoice_id": "0193a1c2-7d4e-7c3a-9f10-5b2e8c4d1a01",
+                     *       "fail_next_refund": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        invoice_id: string;
+                        /** @description true: the next refund of this invoice will fail */
+                        fail_next_refund: boolean;
+                    };
+                };
+            };
+            /** @description Problem with code `validation_failed` or `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `missing_api_key` or `invalid_api_key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `merchant_disabled` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem with code `invoice_not_found` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

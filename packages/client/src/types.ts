@@ -19,6 +19,14 @@ export type Delivery = Schemas['Delivery']
 export type DeliveryStatus = Delivery['status']
 export type DeliveryList = Schemas['DeliveryList']
 export type TestWebhookResult = Schemas['TestWebhookResult']
+/** An invoice as GET /api/v1/invoices/{id} returns it: getInfo's fields and `refunded_amount`. */
+export type InvoiceDetail = Schemas['InvoiceDetail']
+/** A refund of a paid invoice. */
+export type Refund = Schemas['Refund']
+export type RefundStatus = Refund['status']
+export type RefundList = Schemas['RefundList']
+/** The body of POST /api/v1/invoices/{id}/refunds: no amount refunds all that is left. */
+export type CreateRefundRequest = JsonBody<operations['createRefund']['requestBody']>
 
 /** An RFC 9457 problem document, as every error of the API is answered. */
 export type Problem = Schemas['Problem']
@@ -31,6 +39,8 @@ export type WebhookEvent = Schemas['WebhookEvent']
 export type InvoiceEvent = Schemas['InvoiceEvent']
 export type InvoiceEventType = InvoiceEvent['type']
 export type TestEvent = Schemas['TestEvent']
+/** refund.succeeded / refund.failed: the invoice with the refund in `data.refund`. */
+export type RefundEvent = Schemas['RefundEvent']
 
 type ListQuery<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>
 /** Filters of listInvoices; `limit` may be given as a number. */

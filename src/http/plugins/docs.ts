@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import { RefundEventSchema } from '../schemas/refunds.js'
 import { InvoiceEventSchema, LatePaymentEventSchema, TestEventSchema, WebhookEventSchema } from '../schemas/webhooks.js'
 
 /**
@@ -9,7 +10,13 @@ import { InvoiceEventSchema, LatePaymentEventSchema, TestEventSchema, WebhookEve
  */
 export async function registerDocs(app: FastifyInstance, publicUrl: string): Promise<void> {
   // documentation only: the webhook bodies, for the `webhooks` section below and the generated client types
-  for (const schema of [InvoiceEventSchema, LatePaymentEventSchema, TestEventSchema, WebhookEventSchema])
+  for (const schema of [
+    InvoiceEventSchema,
+    LatePaymentEventSchema,
+    RefundEventSchema,
+    TestEventSchema,
+    WebhookEventSchema,
+  ])
     app.addSchema(schema)
   await app.register(swagger, {
     openapi: {
@@ -25,6 +32,7 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
       servers: [{ url: publicUrl }],
       tags: [
         { name: 'invoices', description: 'Merchant endpoints (X-Api-Key)' },
+        { name: 'refunds', description: 'Full and partial refunds of paid invoices (X-Api-Key)' },
         { name: 'webhooks', description: 'The webhook delivery log, redelivery and test events (X-Api-Key)' },
         { name: 'public', description: 'Unauthenticated buyer-facing endpoints' },
         { name: 'operations', description: 'Health and monitoring' },
@@ -83,6 +91,10 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
                     'invoice.late_payment': {
                       summary: 'Money arrived after the invoice expired and was refunded',
                       value: LatePaymentEventSchema.examples[0],
+                    },
+                    'refund.succeeded': {
+                      summary: 'A refund of a paid invoice succeeded',
+                      value: RefundEventSchema.examples[0],
                     },
                     'webhook.test': { summary: 'A test event', value: TestEventSchema.examples[0] },
                   },

@@ -116,6 +116,7 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
         tags: ['invoices'],
         security: SECURITY,
         params: InvoiceIdParams,
+        description: "getInfo's 13 fields and refunded_amount, the sum of the invoice's succeeded refunds.",
         response: {
           200: Type.Ref(InvoiceDetailSchema),
           ...problems(...AUTH_ERRORS, 'validation_failed', 'invoice_not_found'),
@@ -123,8 +124,8 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
       },
     },
     async (request) => {
-      const invoice = await deps.invoices.get(request.merchant, request.params.invoice_id)
-      return invoiceDetailToWire(invoice, await deps.invoices.depositPayment(invoice), deps.now())
+      const { invoice, refunded } = await deps.invoices.detail(request.merchant, request.params.invoice_id)
+      return invoiceDetailToWire(invoice, refunded, await deps.invoices.depositPayment(invoice), deps.now())
     },
   )
 

@@ -92,6 +92,10 @@ export const InvoiceSchema = Type.Object(
 export const InvoiceDetailSchema = Type.Object(
   {
     ...InvoiceSchema.properties,
+    refunded_amount: Type.String({
+      description: "The sum of the invoice's succeeded refunds, with exactly the currency's decimals ",
+      examples: ['10.00'],
+    }),
     payment: Type.Optional(
       Type.Object(
         {
@@ -121,11 +125,13 @@ export const InvoiceDetailSchema = Type.Object(
   {
     $id: 'InvoiceDetail',
     additionalProperties: false,
-    description: 'An invoice as getInfo returns it, with the stablecoin payment of an evm invoice',
+    description:
+      'An invoice as getInfo returns it, with what has been refunded of it, and the stablecoin payment of an evm invoice',
     examples: [
-      INVOICE_EXAMPLE,
+      { ...INVOICE_EXAMPLE, refunded_amount: '10.00' },
       {
         ...INVOICE_EXAMPLE,
+        refunded_amount: '0.00',
         currency: 'USD',
         service: 'usdc',
         qr_data:

@@ -2,9 +2,15 @@ import { Type } from '@sinclair/typebox'
 import { DELIVERY_STATUSES } from '../../domain/delivery.js'
 import { InvoiceSchema, Nullable, Timestamp } from './common.js'
 import { DELIVERY_EXAMPLE, EXAMPLE_IDS, INVOICE_EXAMPLE } from './examples.js'
+import { RefundEventSchema } from './refunds.js'
 
 const STATUS_EVENT_TYPES = ['invoice.hold', 'invoice.paid', 'invoice.failed', 'invoice.expired'] as const
-const WEBHOOK_EVENT_TYPES = [...STATUS_EVENT_TYPES, 'invoice.late_payment'] as const
+const WEBHOOK_EVENT_TYPES = [
+  ...STATUS_EVENT_TYPES,
+  'invoice.late_payment',
+  'refund.succeeded',
+  'refund.failed',
+] as const
 
 export const DeliveryAttemptSchema = Type.Object(
   {
@@ -183,7 +189,12 @@ export const LatePaymentEventSchema = Type.Object(
 )
 
 export const WebhookEventSchema = Type.Union(
-  [Type.Ref(InvoiceEventSchema), Type.Ref(LatePaymentEventSchema), Type.Ref(TestEventSchema)],
+  [
+    Type.Ref(InvoiceEventSchema),
+    Type.Ref(LatePaymentEventSchema),
+    Type.Ref(RefundEventSchema),
+    Type.Ref(TestEventSchema),
+  ],
   {
     $id: 'WebhookEvent',
     description: 'The JSON body of a webhook request; tell the kinds apart by `type`',
