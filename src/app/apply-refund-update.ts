@@ -19,7 +19,7 @@ export type RefundDeps = TransitionDeps & Pick<AppDeps, 'providers' | 'secrets' 
  * nothing. Resolves to the refund as it stands after it.
  */
 export async function applyRefundUpdate(
-  deps: RefundDeps,
+  deps: TransitionDeps,
   refund: Pick<Refund, 'id'>,
   outcome: RefundOutcome,
 ): Promise<Refund | undefined> {
@@ -84,4 +84,24 @@ export async function askAcquirer(
     return undefined
   }
   return { status: result.state, providerRefundId: result.refundId, failureReason: result.failureReason ?? null }
+}
+
+/**
+ * An acquirer's notification about a refund (docs/refunds.md#outcomes), verified by its adapter: applied to the refund
+ * with this acquirer id, as its own answer would be. One we do not know (not ours, or its answer to our request has
+ * not been recorded yet: that answer then carries the same word) is acknowledged and changes nothing.
+ */
+export async function applyRefundNotification(
+  deps: TransitionDeps,
+  provider: string,
+  result: RefundResult,
+): Promise<'applied' | 'unchanged' | 'unknown'> {
+  const refund = await deps.store.refunds.findByProviderRefundId(provider, result.refundId)
+  if (refund === undefined) return 'unknown'
+  const after = await applyRefundUpdate(deps, refund, {
+    status: result.state,
+    providerRefundId: result.refundId,
+    failureReason: result.failureReason ?? null,
+  })
+  return after !== undefined && after.status !== refund.status ? 'applied' : 'unchanged'
 }

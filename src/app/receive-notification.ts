@@ -1,5 +1,6 @@
 import { AppError } from '../domain/errors.js'
 import type { IncomingNotification } from '../ports/payment-provider.js'
+import { applyRefundNotification } from './apply-refund-update.js'
 import { applyPaymentUpdate, type PaymentUpdateDeps, type UpdateResult } from './apply-payment-update.js'
 
 export interface NotificationReceipt {
@@ -25,5 +26,7 @@ export async function receiveNotification(
   }
   const outcome = await provider.verifyNotification(notification)
   if (outcome.kind === 'ignored') return { event: outcome.event, result: 'ignored' }
+  if (outcome.kind === 'refund')
+    return { event: outcome.event, result: await applyRefundNotification(deps, provider.name, outcome.refund) }
   return { event: outcome.event, result: await applyPaymentUpdate(deps, provider.name, outcome.update) }
 }

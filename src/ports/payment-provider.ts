@@ -149,11 +149,14 @@ export interface IncomingNotification {
 /**
  * What a notification says once verified:
  * - `update`: a payment changed; the app applies it;
+ * - `refund`: a refund changed; the app applies it to the refund it knows by the acquirer's refund id;
  * - `ignored`: verified, but nothing we act on (an event type outside the mapping); acknowledged.
  * A notification that fails verification throws `NotificationRejected`; nothing changes.
  */
 export type NotificationOutcome =
   | { readonly kind: 'update'; readonly update: PaymentUpdate; readonly event: string }
+  /** A refund changed (docs/refunds.md#outcomes): the app applies it to the refund with this acquirer id. */
+  | { readonly kind: 'refund'; readonly refund: RefundResult; readonly event: string }
   | { readonly kind: 'ignored'; readonly event: string }
 
 /** A notification that failed verification: 401 when its signature or sender is wrong, 400 when it is malformed. */

@@ -226,6 +226,8 @@ export interface RefundReader {
   listByInvoice(invoiceId: InvoiceId): Promise<Refund[]>
   /** The merchant's refund made with this Idempotency-Key. */
   findByKey(merchantId: MerchantId, idempotencyKey: string): Promise<Refund | undefined>
+  /** The refund with this acquirer refund id at this provider (a notification names it). */
+  findByProviderRefundId(provider: string, providerRefundId: string): Promise<Refund | undefined>
 }
 
 export interface RefundRepo extends RefundReader {
@@ -239,8 +241,6 @@ export interface RefundRepo extends RefundReader {
   insert(refund: Refund): Promise<'inserted' | 'key_exists'>
   /** Compare-and-set on status: writes `refund` only if the stored status is still `expected`. */
   update(refund: Refund, expected: RefundStatus): Promise<boolean>
-  /** The refund with this acquirer refund id at this provider. */
-  findByProviderRefundId(provider: string, providerRefundId: string): Promise<Refund | undefined>
   /**
    * Claims pending refunds due a check (next_check_at <= now), earliest first, at most `limit`, moving each one's
    * next check to `reschedule(refund)` and counting the check, in the caller's transaction; on PostgreSQL locked

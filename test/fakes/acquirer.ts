@@ -38,6 +38,11 @@ export interface FakeAcquirer {
   replayNotifications(): Promise<void>
   /** Every API request answers 503 (`'error'`), or hangs past any client timeout (`'hang'`), until `false`. */
   setDown(mode: 'error' | 'hang' | false): void
+  /**
+   * The acquirer refuses the next refund request outright, as it does a refund of a disputed charge (Stripe: 400
+   * `charge_disputed`, https://docs.stripe.com/error-codes#charge-disputed; YooKassa: 400 `invalid_request`).
+   */
+  refuseNextRefund(): void
   /** The acquirer's payments as it keeps them: id, status, amount in the acquirer's units, captured/refunded. */
   payments(): readonly FakePayment[]
   /** How many payments (Stripe: Checkout Sessions) were created: an idempotency check. */

@@ -127,6 +127,103 @@ export function describeProviderConformance(
       if (driver.acquirer) expect(acquirerPayment(id)?.status).toBe('canceled')
     })
 
+    // docs/refunds.md: the same refund cases for every provider
+    describe('refunds', () => {
+      let keys = 0
+      const refund = async (
+        id: string,
+        body: Record<string, unknown> = {},
+        key = `${driver.name}-refund-${(keys += 1)}`,
+      ) => {
+        const res = await fetch(`${url}/api/v1/invoices/${id}/refunds`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': merchant.apiKey, 'idempotency-key': key },
+          body: JSON.stringify(body),
+        })
+        return { status: res.status, body: (await res.json()) as Record<string, string> }
+      }
+      const paid = async (): Promise<string> => {
+        const id = await create('card')
+        await driver.pay(handle, id, 'pay', false)
+        expect((await invoice(id)).status).toBe('paid')
+        return id
+      }
+      const refundHooks = async (id: string, n: number) =>
+        (
+          await receiver.waitFor(n, {
+            where: (h) => h.json.data['id'] === id && String(h.json.type).startsWith('refund.'),
+            timeoutMs: 10_000,
+          })
+        ).map((h) => `${String(h.json.type)} ${String((h.json.data['refund'] as { amount: string }).amount)}`)
+
+      it('when a paid invoice is refunded in parts that add up, then each succeeds at the acquirer, one cent more is 409, and the merchant hears each in order', async () => {
+        const id = await paid()
+        const a = await refund(id, { amount: '3.00', reason: 'one item returned' })
+        expect(a).toMatchObject({ status: 201, body: { status: 'succeeded', amount: '3.00' } })
+        const b = await refund(id)
+        expect(b).toMatchObject({ status: 201, body: { status: 'succeeded', amount: '7.50' } })
+        const over = await refund(id, { amount: '0.01' })
+        expect(over).toMatchObject({ status: 409, body: { code: 'refund_exceeds_amount' } })
+        if (driver.acquirer) expect(acquirerPayment(id)?.refunded).toBe(1050)
+        expect(await events(id)).toEqual(['invoice.paid', 'refund.succeeded', 'refund.succeeded'])
+        expect(await refundHooks(id, 2)).toEqual(['refund.succeeded 3.00', 'refund.succeeded 7.50'])
+        // a repeat with a key answers the same refund and asks the acquirer nothing more
+        expect(
+          await refund(id, { amount: '3.00', reason: 'one item returned' }, `${driver.name}-refund-${keys - 2}`),
+        ).toEqual(a)
+      })
+
+      it('when the acquirer refuses a refund, then it is failed with its words, frees its amount, and the merchant gets refund.failed', async () => {
+        const id = await paid()
+        await driver.refuseNextRefund(url, merchant.apiKey, id)
+        const refused = await refund(id)
+        expect(refused).toMatchObject({ status: 201, body: { status: 'failed', amount: '10.50' } })
+        expect(refused.body['failure_reason']).toEqual(expect.any(String))
+        for (const secret of Object.entries(driver.env).filter(([k]) => /SECRET/.test(k)))
+          expect(refused.body['failure_reason']).not.toContain(secret[1])
+        const ok = await refund(id)
+        expect(ok).toMatchObject({ status: 201, body: { status: 'succeeded', amount: '10.50' } })
+        expect(await refundHooks(id, 2)).toEqual(['refund.failed 10.50', 'refund.succeeded 10.50'])
+      })
+
+      if (isAcquirer(name)) {
+        it('when the acquirer is down, then the refund is pending and counts; reconciliation completes it once the acquirer is back', async () => {
+          const id = await paid()
+          driver.acquirer?.setDown('error')
+          const pending = await refund(id, { amount: '4.00' })
+          expect(pending).toMatchObject({ status: 201, body: { status: 'pending' } })
+          expect(await refund(id, { amount: '6.51' })).toMatchObject({ status: 409 })
+          driver.acquirer?.setDown(false)
+          await reconcile()
+          const read = await fetch(`${url}/api/v1/refunds/${pending.body['id']}`, {
+            headers: { 'x-api-key': merchant.apiKey },
+          })
+          expect(((await read.json()) as { status: string }).status).toBe('succeeded')
+          expect(acquirerPayment(id)?.refunded).toBe(400)
+          expect(await refundHooks(id, 1)).toEqual(['refund.succeeded 4.00'])
+        })
+
+        it('when refund notifications arrive twice or forged, then nothing more changes', async () => {
+          const id = await paid()
+          const r = await refund(id, { amount: '2.00' })
+          expect(r.body['status']).toBe('succeeded')
+          await driver.acquirer?.replayNotifications()
+          const [stored] = await t.rt.store.refunds.listByInvoice(id as InvoiceId)
+          const forged = driver.forgeRefund?.(stored?.providerRefundId ?? '')
+          if (forged !== undefined) {
+            const res = await fetch(`${url}/providers/${driver.name}/notifications`, {
+              method: 'POST',
+              headers: forged.headers,
+              body: forged.body,
+            })
+            expect([400, 401]).toContain(res.status)
+          }
+          expect(await events(id)).toEqual(['invoice.paid', 'refund.succeeded'])
+          expect((await t.rt.store.refunds.listByInvoice(id as InvoiceId)).map((x) => x.status)).toEqual(['succeeded'])
+        })
+      }
+    })
+
     if (isAcquirer(name)) {
       it.each([
         ['capture', 'paid', ['invoice.hold', 'invoice.paid']],

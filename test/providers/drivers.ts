@@ -29,6 +29,10 @@ export interface ProviderDriver {
   pay(service: ServiceHandle, invoiceId: string, action: 'pay' | 'decline', hold: boolean): Promise<void>
   /** A notification claiming the invoice's payment succeeded that must fail verification; undefined: no notifications. */
   forge?(invoiceId: string, paymentId: string): { headers: Record<string, string>; body: string }
+  /** The provider refuses the invoice's next refund (the sandbox: its test control; an acquirer: its fake's). */
+  refuseNextRefund(serviceUrl: string, apiKey: string, invoiceId: string): Promise<void>
+  /** A notification claiming the refund failed that must fail verification; undefined: no notifications. */
+  forgeRefund?(refundId: string): { headers: Record<string, string>; body: string }
   close(): Promise<void>
 }
 
@@ -57,6 +61,13 @@ export function sandboxDriver(): ProviderDriver {
         body: JSON.stringify({ outcome }),
       })
       if (res.status !== 200) throw new Error(`simulate: HTTP ${res.status} ${await res.text()}`)
+    },
+    async refuseNextRefund(serviceUrl, apiKey, invoiceId) {
+      const res = await fetch(`${serviceUrl}/api/v1/sandbox/invoices/${invoiceId}/fail-next-refund`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey },
+      })
+      if (res.status !== 200) throw new Error(`fail-next-refund: HTTP ${res.status} ${await res.text()}`)
     },
     close: async () => undefined,
   }
@@ -102,6 +113,22 @@ export async function stripeDriver(): Promise<ProviderDriver> {
         body,
       }
     },
+    refuseNextRefund: async () => fake.refuseNextRefund(),
+    forgeRefund(refundId) {
+      const body = JSON.stringify({
+        id: 'evt_forged_refund',
+        object: 'event',
+        type: 'refund.failed',
+        data: { object: { id: refundId, object: 'refund', status: 'failed', failure_reason: 'unknown' } },
+      })
+      return {
+        headers: {
+          'content-type': 'application/json',
+          'stripe-signature': stripeSignature('whsec_not_the_endpoints', body),
+        },
+        body,
+      }
+    },
     close: () => fake.close(),
   }
 }
@@ -133,6 +160,15 @@ export async function yookassaDriver(): Promise<ProviderDriver> {
         type: 'notification',
         event: 'payment.succeeded',
         object: { id: paymentId, status: 'succeeded', paid: true },
+      })
+      return { headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' }, body }
+    },
+    refuseNextRefund: async () => fake.refuseNextRefund(),
+    forgeRefund(refundId) {
+      const body = JSON.stringify({
+        type: 'notification',
+        event: 'refund.succeeded',
+        object: { id: refundId, status: 'succeeded' },
       })
       return { headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' }, body }
     },

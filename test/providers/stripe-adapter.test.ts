@@ -486,6 +486,29 @@ describe('the Stripe adapter against the fake Stripe API', () => {
       expect(error).toMatchObject({ code: 'provider_error', message: expect.stringMatching(/greater than unrefunded/) })
       await refund(750, 'refund-3')
       expect(fake.payments()[0]).toMatchObject({ refunded: 1050 })
+      // docs/refunds.md#outcomes: fetched by its id, and notified as refund.created with the Refund
+      expect(await stripe.fetchRefund(first.refundId)).toEqual(first)
+      expect(await verified('refund.created', 0)).toEqual({ kind: 'refund', refund: first, event: 'refund.created' })
+      expect(await caught(stripe.fetchRefund('re_missing'))).toMatchObject({ code: 'provider_error' })
+    })
+
+    it('a refund refused outright (a disputed charge) → provider_error with its message', async () => {
+      const started = await stripe.startCheckout(checkout())
+      await fake.buyer(started.checkoutId, 'pay')
+      fake.refuseNextRefund()
+      const error = await caught(
+        stripe.refund({
+          checkoutId: started.checkoutId,
+          paymentId: fake.payments()[0]?.id ?? '',
+          invoiceId: INVOICE,
+          amount: asMinor(100),
+          currency: 'USD',
+          exponent: 2,
+          idempotencyKey: 'refund-refused',
+          reason: null,
+        }),
+      )
+      expect(error).toMatchObject({ code: 'provider_error', message: expect.stringMatching(/charged back/) })
     })
   })
 

@@ -259,10 +259,10 @@ describe('YooKassa adapter: notifications', () => {
     })
   })
 
-  it('when a refund or another event is notified, then it is acknowledged and ignored', async () => {
+  it('when a refund is notified, then the refund fetched again decides; another event is acknowledged and ignored', async () => {
     const started = await provider.startCheckout(checkout())
     await fake.buyer(started.checkoutId, 'pay')
-    await provider.refund({
+    const made = await provider.refund({
       ...ref(started.checkoutId),
       invoiceId: 'inv-1' as InvoiceId,
       amount: 100 as Minor,
@@ -273,10 +273,18 @@ describe('YooKassa adapter: notifications', () => {
     })
     const bodies = await capture.waitFor(2)
     expect(JSON.parse(String(bodies[1]))).toMatchObject({ event: 'refund.succeeded' })
+    // docs/refunds.md#outcomes: as for a payment, YooKassa is asked again (GET /v3/refunds/{id}); the body only names it
     expect(await provider.verifyNotification(incoming(bodies[1] ?? ''))).toEqual({
-      kind: 'ignored',
+      kind: 'refund',
+      refund: { refundId: made.refundId, state: 'succeeded' },
       event: 'refund.succeeded',
     })
+    const unknown = JSON.stringify({
+      type: 'notification',
+      event: 'refund.succeeded',
+      object: { id: 'no-such-refund' },
+    })
+    await expect(provider.verifyNotification(incoming(unknown))).rejects.toMatchObject({ status: 400 })
     const other = JSON.stringify({ type: 'notification', event: 'payout.succeeded', object: { id: 'po-1' } })
     expect(await provider.verifyNotification(incoming(other))).toEqual({ kind: 'ignored', event: 'payout.succeeded' })
   })
@@ -522,7 +530,7 @@ describe('YooKassa adapter: settings', () => {
   it("when the published sender ranges are used, then every entry parses and YooKassa's addresses are in", () => {
     for (const source of YOOKASSA_NOTIFICATION_SOURCES) expect(parseIpRange(source), source).toBeDefined()
     const published = createYooKassaProvider(settingsOf({ notificationSources: YOOKASSA_NOTIFICATION_SOURCES }))
-    const body = JSON.stringify({ type: 'notification', event: 'refund.succeeded', object: { id: 'r' } })
+    const body = JSON.stringify({ type: 'notification', event: 'payout.succeeded', object: { id: 'r' } })
     return Promise.all([
       expect(published.verifyNotification(incoming(body, '185.71.76.17'))).resolves.toMatchObject({ kind: 'ignored' }),
       expect(published.verifyNotification(incoming(body, '2a02:5180::9'))).resolves.toMatchObject({ kind: 'ignored' }),

@@ -173,6 +173,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   let toDrop = 0
   let paused = false
   let down: 'error' | 'hang' | false = false
+  let refuseRefund = false
   let createdCount = 0
   let apiVersion = DEFAULT_API_VERSION
   const hanging = new Set<ServerResponse>()
@@ -478,6 +479,10 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   }
 
   function createRefund(params: FormObject): Json {
+    if (refuseRefund) {
+      refuseRefund = false
+      throw invalid('The charge you are attempting to refund has been charged back.', { code: 'charge_disputed' })
+    }
     const piId = str(params['payment_intent'])
     if (piId === undefined) throw invalid('Missing required param: payment_intent.', { param: 'payment_intent' })
     const intent = intentOf(piId)
@@ -512,6 +517,9 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       status: 'succeeded',
     }
     refunds.set(refund['id'] as string, refund)
+    // every refund sends refund.created with the Refund
+    // (https://docs.stripe.com/changelog/acacia/2024-10-28/refund-webhook-update)
+    emit('refund.created', refund)
     return refund
   }
 
@@ -801,6 +809,9 @@ ${back === null ? '' : `<p><a href="${escape(back)}">Back</a></p>`}
     },
     settled() {
       return chain
+    },
+    refuseNextRefund() {
+      refuseRefund = true
     },
     setDown(mode) {
       down = mode

@@ -51,6 +51,7 @@ export async function startFakeYooKassa(options: FakeYooKassaOptions = {}): Prom
   const hanging = new Set<ServerResponse>()
   let createdCount = 0
   let down: 'error' | 'hang' | false = false
+  let refuseRefund = false
 
   // notifications: one chain, so they leave in the order their changes happened
   let notificationUrl: string | undefined
@@ -125,6 +126,10 @@ export async function startFakeYooKassa(options: FakeYooKassaOptions = {}): Prom
       return { status: 200, json: ledger.paymentJson(ledger.get(id)), notices }
     }
     if (method === 'POST' && path === '/v3/refunds') {
+      if (refuseRefund) {
+        refuseRefund = false
+        throw new ApiError(400, 'invalid_request', 'The refund is not possible for this payment')
+      }
       const { refund, notices } = ledger.refund(body)
       return { status: 200, json: ledger.refundJson(refund), notices }
     }
@@ -281,6 +286,9 @@ export async function startFakeYooKassa(options: FakeYooKassaOptions = {}): Prom
         for (const notice of again) await post(notice)
       })
       await chain
+    },
+    refuseNextRefund() {
+      refuseRefund = true
     },
     setDown(mode) {
       down = mode

@@ -317,6 +317,24 @@ function outcomeOf(event: Stripe.Event): NotificationOutcome {
         throw new NotificationRejected(400, 'the Stripe event carries no Checkout Session')
       return { kind: 'update', update: { ...updateOfSession(session), state: 'ended' }, event: event.type }
     }
+    // https://docs.stripe.com/changelog/acacia/2024-10-28/refund-webhook-update: every refund sends these, with the
+    // Refund as data.object; charge.refunded (a Charge, without its refunds) says nothing they do not, and is ignored
+    case 'refund.created':
+    case 'refund.updated':
+    case 'refund.failed': {
+      const refund = object as Stripe.Refund
+      if (typeof refund.id !== 'string' || refund.object !== 'refund')
+        throw new NotificationRejected(400, `the Stripe event ${event.type} carries no Refund`)
+      const result = resultOfRefund(refund)
+      // the event names what happened even when the object was sent before it moved on
+      if (event.type === 'refund.failed' && result.state !== 'failed')
+        return {
+          kind: 'refund',
+          refund: { ...result, state: 'failed', failureReason: 'Stripe failed the refund' },
+          event: event.type,
+        }
+      return { kind: 'refund', refund: result, event: event.type }
+    }
     default:
       return { kind: 'ignored', event: event.type }
   }

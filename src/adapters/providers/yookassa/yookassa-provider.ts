@@ -43,10 +43,11 @@ export const YOOKASSA_NOTIFICATION_SOURCES: readonly string[] = [
   '2a02:5180::/32',
 ]
 
-// The events a payment's notification can carry (https://yookassa.ru/developers/using-api/webhooks#events). The
-// rest (refund.succeeded, payout.*, deal.*, payment_method.active) are acknowledged and ignored: a refund's outcome
-// comes back from `refund` itself, and a refunded payment stays `succeeded` at YooKassa, so there is nothing to move.
+// The events a payment's notification can carry (https://yookassa.ru/developers/using-api/webhooks#events), and
+// refund.succeeded, a refund's (docs/refunds.md#outcomes). The rest (payout.*, deal.*, payment_method.active) are
+// acknowledged and ignored; a refunded payment stays `succeeded` at YooKassa, so a payment has nothing to move.
 const PAYMENT_EVENTS = new Set(['payment.waiting_for_capture', 'payment.succeeded', 'payment.canceled'])
+const REFUND_EVENTS = new Set(['refund.succeeded'])
 
 // YooKassa limits (https://yookassa.ru/developers/api#create_payment, #create_refund).
 const MAX_DESCRIPTION = 128
@@ -129,6 +130,18 @@ export function createYooKassaProvider(settings: YooKassaSettings): PaymentProvi
       )
         throw new NotificationRejected(400, 'the notification is not a YooKassa notification object')
       const event = body['event']
+      if (REFUND_EVENTS.has(event)) {
+        // as for a payment: the refund fetched from YooKassa decides, never the body
+        let refund: unknown
+        try {
+          refund = await api.get(`/refunds/${encodeURIComponent(object['id'])}`)
+        } catch (err) {
+          if (err instanceof YooKassaRefusal && err.httpStatus === 404)
+            throw new NotificationRejected(400, 'the notification names a refund YooKassa does not know')
+          throw err
+        }
+        return { kind: 'refund', refund: readRefund(refund), event }
+      }
       if (!PAYMENT_EVENTS.has(event)) return { kind: 'ignored', event }
       let json: unknown
       try {
