@@ -7,7 +7,9 @@
  *      (verifyWebhook) and marks the order paid — a hold is captured (capture) and its paid event follows;
  *   3. the payment page sends the buyer back to the order page (success_url / fail_url), which shows the status and
  *      follows it while it can change; if no webhook has settled the order a while after it was placed, the shop
- *      asks the service itself (getInvoice) — the fallback for a webhook that is late or lost.
+ *      asks the service itself (getInvoice) — the fallback for a webhook that is late or lost;
+ *   4. a paid order can be refunded from its page (createRefund, with the order's own Idempotency-Key, so a double
+ *      click is one refund); the refund.succeeded / refund.failed webhook tells how it ended.
  *
  * Orders live in memory: a demo, not a shop. Run it on its own against any service with
  * `INVOICE_SERVICE_URL=… INVOICE_API_KEY=… INVOICE_MERCHANT_ID=… INVOICE_WEBHOOK_SECRET=… node shop.js`,
@@ -31,6 +33,7 @@ import { errorPage, isFinal, orderPage, productPage } from './views.js'
  * @property {string | undefined} lastEvent                 the type and webhook-id of the last event applied
  * @property {number} createdAt
  * @property {number} lastPolledAt
+ * @property {{ id: string, amount: string, status: string } | undefined} refund  the order's refund, once asked for
  */
 /**
  * @typedef {object} ShopOptions
@@ -108,6 +111,7 @@ export async function startShop(options) {
       lastEvent: undefined,
       createdAt: Date.now(),
       lastPolledAt: Date.now(),
+      refund: undefined,
     }
     orders.set(orderId, order)
     log(`order ${orderId}: invoice ${order.invoiceId} ${created.is_new ? 'created' : 'found again (same order_id)'}`)
@@ -150,6 +154,14 @@ export async function startShop(options) {
       return send(res, 204)
     }
     const order = orders.get(event.data.order_id)
+    if (event.type === 'refund.succeeded' || event.type === 'refund.failed') {
+      // the invoice stays paid; the refund's own status is what changed
+      if (order?.refund !== undefined && order.refund.id === event.data.refund.id) {
+        order.refund.status = event.data.refund.status
+        log(`order ${order.id}: refund ${event.data.refund.status} (by webhook)`)
+      }
+      return send(res, 204)
+    }
     // an event of an invoice this shop does not know (another shop on the same merchant, or a restart): accept it
     if (order !== undefined && order.invoiceId === event.data.id) {
       order.lastEvent = `${event.type}, webhook-id ${webhookId}`
@@ -178,10 +190,41 @@ export async function startShop(options) {
     return order.status
   }
 
+  /**
+   * Refunds a paid order in full. The Idempotency-Key is the order's own, so pressing the button twice, or a retry
+   * after a lost answer, is the same refund. @param {Order} order
+   */
+  async function refundOrder(order) {
+    const refund = await invoices.createRefund(
+      order.invoiceId,
+      { reason: 'returned to the demo shop' },
+      { idempotencyKey: `refund-${order.id}` },
+    )
+    // its webhook may have come first (a final status): the answer never takes it back to pending
+    if (order.refund?.id !== refund.id || refund.status !== 'pending')
+      order.refund = { id: refund.id, amount: refund.amount, status: refund.status }
+    log(`order ${order.id}: refund ${refund.id} of ${refund.amount} ${refund.currency}: ${refund.status}`)
+  }
+
   /** @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res */
   async function route(req, res) {
     const url = new URL(req.url ?? '/', 'http://shop.invalid')
     const orderPath = /^\/orders\/([^/]+)(\/status)?$/.exec(url.pathname)
+    const refundPath = /^\/orders\/([^/]+)\/refund$/.exec(url.pathname)
+    if (req.method === 'POST' && refundPath !== null) {
+      const order = orders.get(decodeURIComponent(refundPath[1] ?? ''))
+      if (order === undefined) return send(res, 404, 'text/html', errorPage(404, 'No such order.'))
+      if (order.status !== 'paid')
+        return send(res, 409, 'text/html', errorPage(409, 'Only a paid order can be refunded.'))
+      try {
+        await refundOrder(order)
+      } catch (err) {
+        const why = isInvoiceServiceError(err) ? `${err.code}: ${err.detail}` : String(err)
+        log(`order ${order.id}: refund refused: ${why}`)
+        return send(res, 502, 'text/html', errorPage(502, 'The refund could not be made. Please try again.'))
+      }
+      return redirect(res, `/orders/${encodeURIComponent(order.id)}`)
+    }
     if (req.method === 'GET' && url.pathname === '/') {
       return send(res, 200, 'text/html', productPage(product, newOrderId()))
     }
@@ -210,7 +253,12 @@ export async function startShop(options) {
       const order = orders.get(decodeURIComponent(orderPath[1] ?? ''))
       if (order === undefined) return send(res, 404, 'text/html', errorPage(404, 'No such order.'))
       if (orderPath[2] !== undefined)
-        return send(res, 200, 'application/json', JSON.stringify({ status: await currentStatus(order) }))
+        return send(
+          res,
+          200,
+          'application/json',
+          JSON.stringify({ status: await currentStatus(order), refund: order.refund?.status ?? null }),
+        )
       await currentStatus(order)
       return send(res, 200, 'text/html', orderPage(order))
     }

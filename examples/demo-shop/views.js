@@ -84,6 +84,16 @@ ${how === '' ? '' : `<p class="muted" data-confirmed-by="${escapeHtml(order.conf
 </dl>
 ${isFinal(order) ? '' : `<p><a href="${escapeHtml(order.payUrl)}">Go to the payment page</a></p>`}
 ${order.status === 'paid' ? '<p>Thank you! Your mug is on its way.</p>' : ''}
+${
+  order.status === 'paid' && order.refund === undefined
+    ? `<form method="post" action="/orders/${encodeURIComponent(order.id)}/refund"><button type="submit">Refund this order</button></form>`
+    : ''
+}
+${
+  order.refund === undefined
+    ? ''
+    : `<p>Refund of ${escapeHtml(order.refund.amount)} ${escapeHtml(order.product.currency)}: <span data-refund="${escapeHtml(order.refund.status)}">${escapeHtml(order.refund.status)}</span></p>`
+}
 ${order.status === 'failed' || order.status === 'expired' ? '<p><a href="/">Try again</a></p>' : ''}
 <p class="muted"><a href="/">Back to the shop</a></p>`
   // While the order can still change, ask the shop every 1.5 s and reload when it did.

@@ -111,6 +111,31 @@ describe('the demo shop against the real service', () => {
     expect(page).toContain('data-confirmed-by="webhook"')
   })
 
+  it('when a paid order is refunded from its page, then the service refunds it once and the refund.succeeded webhook reaches the shop', async () => {
+    const shop = await startShop(service, { SHOP_POLL_FALLBACK_SECONDS: '0' })
+    shops.push(shop)
+    const orderId = 'DEMO-REFUND1'
+    const invoiceId = (await placeOrder(shop, orderId)).split('/').pop() ?? ''
+    const refundNow = () =>
+      fetch(`${shop.url}/orders/${orderId}/refund`, { method: 'POST', redirect: 'manual' }).then((r) => r.status)
+    expect(await refundNow()).toBe(409) // not paid yet
+    await simulate(service, invoiceId, 'paid')
+    await expect.poll(() => orderStatus(shop, orderId)).toBe('paid')
+    expect(await (await fetch(`${shop.url}/orders/${orderId}`)).text()).toContain('Refund this order')
+    // pressed twice: one refund (the order's own Idempotency-Key)
+    expect(await refundNow()).toBe(303)
+    expect(await refundNow()).toBe(303)
+    const client = createInvoiceClient({ baseUrl: service.url, apiKey: service.merchant.apiKey })
+    const refunds = await client.listRefunds(invoiceId)
+    expect(refunds).toHaveLength(1)
+    expect(refunds[0]).toMatchObject({ amount: '1490.00', status: 'succeeded' })
+    expect((await client.getInvoice(invoiceId)).refunded_amount).toBe('1490.00')
+    await expect.poll(() => shop.output()).toContain('refund succeeded (by webhook)')
+    const status = (await (await fetch(`${shop.url}/orders/${orderId}/status`)).json()) as { refund: string }
+    expect(status.refund).toBe('succeeded')
+    expect(await (await fetch(`${shop.url}/orders/${orderId}`)).text()).toContain('data-refund="succeeded"')
+  })
+
   it('when no webhook verifies (a wrong secret), then the order page settles it by asking the service (getInvoice)', async () => {
     const wrong = `whsec_${randomBytes(32).toString('base64')}`
     const shop = await startShop(service, { INVOICE_WEBHOOK_SECRET: wrong, SHOP_POLL_FALLBACK_SECONDS: '1' })
