@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const ROOT = join(import.meta.dirname, '..')
@@ -12,4 +13,8 @@ export default function setup(): void {
   for (const project of ['tsconfig.build.json', join('packages', 'client', 'tsconfig.json')]) {
     execFileSync(process.execPath, [TSC, '-p', project], { cwd: ROOT, stdio: 'inherit' })
   }
+  // tsc does not emit a hand-placed .d.ts: the generated schema goes along as the package's build copies it, or a
+  // client regenerated since the last `npm ci` leaves the built one typed by the old document
+  const client = join(ROOT, 'packages', 'client')
+  copyFileSync(join(client, 'src', 'schema.d.ts'), join(client, 'dist', 'schema.d.ts'))
 }

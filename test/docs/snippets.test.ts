@@ -423,18 +423,20 @@ describe('the docs, run as written against a spawned service', () => {
 
     const failures: string[] = []
     for (const [n, { file, command }] of commands.entries()) {
-      // each command gets a fresh pending invoice as $INVOICE_ID; a capture needs it on hold
+      // each command gets a fresh pending invoice as $INVOICE_ID
       const fresh = await service.api('POST', '/api/v1/invoices', {
         order_id: `docs-curl-${n}`,
         amount: '10.00',
         currency: 'RUB',
       })
       const invoiceId = fresh.body.order_id as string
-      if (/\/capture\b/.test(command)) {
+      // a capture needs a hold, a refund a paid invoice
+      const outcome = /\/capture\b/.test(command) ? 'hold' : /\/refunds\b/.test(command) ? 'paid' : undefined
+      if (outcome !== undefined) {
         await fetch(`${service.url}/pay/${invoiceId}/simulate`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ outcome: 'hold' }),
+          body: JSON.stringify({ outcome }),
         })
       }
       // the literal placeholders of README.md: its example URL, key and merchant id
