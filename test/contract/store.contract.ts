@@ -8,6 +8,7 @@ import type { Store } from '../../src/ports/store.js'
 import { StoreUnavailableError } from '../../src/ports/store.js'
 import { describeAccountContract } from './account.contract.js'
 import { describeAttemptContract } from './attempt.contract.js'
+import { describeRefundContract } from './refund.contract.js'
 import { describeDeliveryContract } from './delivery.contract.js'
 import { at, eventFixture, invoiceFixture, merchantFixture, MINUTE, type ContractContext } from './fixtures.js'
 import { describeInvoiceListContract } from './invoice-list.contract.js'
@@ -146,5 +147,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
     describeAttemptContract(ctx)
     describeOperatorContract(ctx)
     describeSignInThrottleContract(ctx)
+    describeRefundContract(ctx)
   })
 }
