@@ -19,6 +19,26 @@ describeStoreContract('SQLite :memory:', () => openSqliteStore({ path: ':memory:
 describeStoreContract('SQLite file (WAL)', () => openSqliteStore({ path: freshFile(), synchronous: 'normal' }))
 
 describe('SQLite store', () => {
+  it('when a version that had 008 but not 006 migrated the file, then this one adds 006 beside it (migrations land out of order)', async () => {
+    const path = freshFile()
+    const first = await openSqliteStore({ path, synchronous: 'full' })
+    await first.migrate()
+    await first.close()
+    // as the version before refunds left it: every migration but 006 applied
+    const raw = new BetterSqlite3(path)
+    raw.exec(
+      "drop table sandbox_refund_failures; drop table refunds; delete from kysely_migration where name = '006-refunds'",
+    )
+    raw.close()
+    const upgraded = await openSqliteStore({ path, synchronous: 'full' })
+    try {
+      await upgraded.migrate()
+      expect(await upgraded.refunds.listByInvoice(randomUUID() as never)).toEqual([])
+    } finally {
+      await upgraded.close()
+    }
+  })
+
   it('when opened on a file in a missing directory, then the directory is created and the database is in WAL mode', async () => {
     const path = freshFile()
     const store = await openSqliteStore({ path, synchronous: 'full' })

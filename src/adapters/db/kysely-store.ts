@@ -102,6 +102,10 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
         const migrator = new Migrator({
           db,
           provider: migrationProvider(opts.dialect, await guard(appliedMigrations(db, schema))),
+          // Migrations are numbered when their work starts, and land in any order (006 refunds after 008): a database
+          // that a version with 008 migrated must still take 006. They only ever add, each its own tables, so the
+          // order they run in does not matter; Kysely would otherwise refuse ("corrupted migrations").
+          allowUnorderedMigrations: true,
           ...(schema === undefined ? {} : { migrationTableSchema: schema }),
         })
         return guard(migrator.migrateToLatest())
