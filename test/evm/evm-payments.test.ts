@@ -177,6 +177,19 @@ describe('detecting payments', () => {
     expect(d.overpaid_amount).toBe('0.5')
   })
 
+  it('when the merchant asks to refund a paid stablecoin invoice, then 409 refund_unsupported and no refund exists (docs/refunds.md#providers)', async () => {
+    const { id, deposit } = await invoice('1.00')
+    await chain.transfer(deposit, 1_000_000n)
+    await chain.mine(CONFIRMATIONS)
+    await t.sweep()
+    expect((await detail(id)).status).toBe('paid')
+    expectProblem(await client.createRefund(id, { amount: '0.50' }, 'evm-refund-1'), 409, 'refund_unsupported')
+    const refunds = await client.listRefunds(id)
+    expectStatus(refunds, 200)
+    expect(refunds.body).toMatchObject({ data: [] })
+    expect(await events(id)).toEqual(['invoice.paid'])
+  })
+
   it('when a transfer is mined just before expired_at and confirms after it, then the invoice waits and is paid', async () => {
     const { id, deposit } = await invoice('2.00', 300)
     const expiresAt = new Date((await detail(id)).expired_at).getTime()
