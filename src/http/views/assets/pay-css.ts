@@ -55,7 +55,7 @@ font:inherit;font-weight:600;text-align:center;text-decoration:none;cursor:point
 .btn-danger{background:#fff;color:#b42318;border-color:#e4a09a}
 .back{margin-top:1rem}
 .deposit{margin:1.25rem 0 0}.deposit h2{margin:0;font-size:1rem}
-.copyable{display:flex;gap:.5rem;margin-top:.25rem}.copyable input{flex:1;min-width:0;font:inherit;font-family:ui-monospace,monospace;font-size:.8125rem;padding:.5rem;border:1px solid #9ca3af;border-radius:.5rem}
+.copyable{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.25rem}.copyable input{flex:1 1 100%;min-width:0;font:inherit;font-family:ui-monospace,monospace;font-size:.75rem;padding:.5rem .375rem;border:1px solid #9ca3af;border-radius:.5rem}.copyable .btn{width:auto;flex:0 0 auto}
 .deposit code{font-size:.8125rem;overflow-wrap:anywhere}.deposit .note{color:#4b5563;font-size:.875rem}
 .confirmations,.received{margin:.75rem 0 0;padding:.75rem 1rem;border-radius:.5rem;background:#eff6ff;color:#1e3a8a}
 footer{width:100%;max-width:28rem;padding:1rem .75rem 2rem;color:#4b5563;font-size:.875rem;text-align:center}
