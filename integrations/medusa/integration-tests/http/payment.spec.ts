@@ -2,7 +2,12 @@
  * End to end: a real Medusa application (Medusa's integration runner, PostgreSQL) with this provider, and the invoice
  * service as a real process whose webhooks go to the application's /hooks/payment/invoice-service_default.
  */
-import { cancelOrderWorkflow, capturePaymentWorkflow, deletePaymentSessionsWorkflow } from '@medusajs/core-flows'
+import {
+  cancelOrderWorkflow,
+  capturePaymentWorkflow,
+  deletePaymentSessionsWorkflow,
+  refundPaymentWorkflow,
+} from '@medusajs/core-flows'
 import { medusaIntegrationTestRunner } from '@medusajs/test-utils'
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils'
 import type { MedusaContainer } from '@medusajs/framework/types'
@@ -195,6 +200,30 @@ medusaIntegrationTestRunner({
       // the service's invoice.paid that follows the capture is harmless
       await paidProcessed
       expect((await paymentOf(sessionId))?.captures).toHaveLength(1)
+    })
+
+    it('a refund from Medusa is a refund of the invoice, succeeded on the service', async () => {
+      const { cartId, sessionId, data } = await checkout()
+      await simulate(service, data.invoice_id!, 'paid')
+      await until('the order', () => orderOf(cartId))
+      const payment = await until('the captured payment', async () => {
+        const p = await paymentOf(sessionId)
+        return p?.captured_at ? p : undefined
+      })
+      await refundPaymentWorkflow(container).run({ input: { payment_id: payment.id, amount: 10 } })
+      const { data: refunds } = await serviceApi<{ data: { amount: string; status: string }[] }>(
+        service,
+        'GET',
+        `/api/v1/invoices/${data.invoice_id}/refunds`,
+      )
+      expect(refunds).toEqual([expect.objectContaining({ amount: '10.00', status: 'succeeded' })])
+      const invoice = await serviceApi<Invoice & { refunded_amount: string }>(
+        service,
+        'GET',
+        `/api/v1/invoices/${data.invoice_id}`,
+      )
+      expect(invoice).toMatchObject({ status: 'paid', refunded_amount: '10.00' })
+      expect((await paymentOf(sessionId))?.data).toMatchObject({ refunds: [{ amount: '10.00', status: 'succeeded' }] })
     })
 
     it('a hold cancelled from Medusa (the order cancelled) makes the invoice failed', async () => {
