@@ -6,7 +6,6 @@
  */
 import { createHmac } from 'node:crypto'
 import { mkdirSync, mkdtempSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
@@ -15,6 +14,7 @@ import { createScryptHasher } from '../../src/adapters/system/password-hasher.js
 import { base32Decode, totp } from '../../src/domain/totp.js'
 import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/browser.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { freePort } from '../helpers/free-port.js'
 
 const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
 const DESKTOP: BrowserContextOptions = {
@@ -24,15 +24,6 @@ const DESKTOP: BrowserContextOptions = {
 }
 const EMAIL = 'owner@bluemug.example'
 const PASSWORD = 'a long and memorable passphrase'
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 describe.skipIf(browserSkipReason !== undefined)('dashboard in a real browser (docs/dashboard.md#pages)', () => {
   let t: TestApp

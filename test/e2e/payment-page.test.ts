@@ -10,20 +10,12 @@ import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/
 import { api, expectStatus } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { decodeQrPng } from '../helpers/decode-qr.js'
+import { freePort } from '../helpers/free-port.js'
 
 const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
 const SUCCESS = 'https://shop.example/thanks'
 // A phone: the page is designed mobile-first.
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, timezoneId: 'UTC' }
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 describe.skipIf(browserSkipReason !== undefined)('payment page in a real browser (docs/payment-page.md)', () => {
   let t: TestApp

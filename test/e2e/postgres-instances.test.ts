@@ -6,12 +6,12 @@
  * Needs TEST_DATABASE_URL; without it the file skips, except in CI, where it fails.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestSchema, IS_CI, MISSING_IN_CI, TEST_DATABASE_URL, type TestSchema } from '../helpers/postgres.js'
 import { sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
+import { freePort } from '../helpers/free-port.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const BIN = join(ROOT, 'bin', 'invoice-service.js')
@@ -19,15 +19,6 @@ const BIN = join(ROOT, 'bin', 'invoice-service.js')
 if (TEST_DATABASE_URL === undefined && IS_CI) {
   it('PostgreSQL in CI: TEST_DATABASE_URL is set', () => {
     throw new Error(MISSING_IN_CI)
-  })
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
   })
 }
 

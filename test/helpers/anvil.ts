@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import {
   createPublicClient,
@@ -22,6 +21,7 @@ import {
   type TestClient,
 } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { freePort } from './free-port.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const require = createRequire(import.meta.url)
@@ -68,18 +68,6 @@ export interface Anvil {
   /** Stops answering RPC (the process is paused), then answers again: an RPC endpoint down and back. */
   pause(): void
   resume(): void
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      srv.close(() => resolve(port))
-    })
-  })
 }
 
 function anvilBinary(): string {

@@ -1,15 +1,9 @@
-import { createServer } from 'node:net'
 import { buildTestApp, type TestApp, type TestMerchant } from './build-test-app.js'
+import { freePort } from './free-port.js'
+
+export { freePort }
 
 /** A free TCP port on 127.0.0.1 (the service must know its PUBLIC_URL before it listens). */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 export interface LiveService {
   readonly t: TestApp

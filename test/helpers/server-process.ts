@@ -3,20 +3,13 @@
  * free port, ready once /readyz answers 200, its stdout and stderr kept for the test to read.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { freePort } from './free-port.js'
+
+export { freePort }
 
 export const ROOT = join(import.meta.dirname, '..', '..')
 export const BIN = join(ROOT, 'bin', 'invoice-service.js')
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 export interface ServerProcess {
   readonly base: string
