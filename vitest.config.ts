@@ -9,10 +9,11 @@ const ci = process.env.CI !== undefined && process.env.CI !== '' && process.env.
 const withPostgres = (process.env.TEST_DATABASE_URL ?? '').trim() !== '' || ci
 const postgresOnly = ['test/**/postgres*.test.ts']
 // TEST_SECOND_NODE_LINE=1 (.ci/run, on Node 22): every file but the in-process API and provider suites, which the
-// Node 24 run takes twice (SQLite and PostgreSQL); the real processes, the CLI, the drivers, the chain and the
-// browser run on both lines (docs/operations.md#nodejs-versions).
+// Node 24 run takes twice (SQLite and PostgreSQL), and the pages in Chromium (`*.browser.test.ts`: what they add to
+// the API tests is the browser's side); the real processes, the CLI, the drivers, the database drivers and the chain
+// run on both lines (docs/operations.md#nodejs-versions).
 const secondLine = process.env.TEST_SECOND_NODE_LINE === '1'
-const firstLineOnly = ['test/api/**', 'test/providers/**']
+const firstLineOnly = ['test/api/**', 'test/providers/**', '**/*.browser.test.ts']
 
 export default defineConfig({
   // tests import the client package from its sources, as tsconfig.json's `paths` does for the type check
