@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   merchant_mismatch: 403,
   merchant_disabled: 403,
   csrf_failed: 403,
+  forbidden: 403,
   invoice_not_found: 404,
   not_found: 404,
   order_id_conflict: 409,

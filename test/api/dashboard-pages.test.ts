@@ -207,6 +207,21 @@ describe('dashboard pages (docs/dashboard.md#pages)', () => {
     expect(ru.text).toContain('Войти')
   })
 
+  it('when a browser posts a form without its token, then the same 403 csrf_failed comes as a page in its language (docs/dashboard.md#users-and-roles)', async () => {
+    const res = await api(t).raw({
+      method: 'POST',
+      url: '/dashboard/sign-in?lang=ru',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html,application/xhtml+xml' },
+      payload: `email=${EMAIL}&password=x`,
+    })
+    expect(res.status).toBe(403)
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8')
+    expect(res.headers['content-security-policy']).toContain("default-src 'none'")
+    expect(res.text).toContain('<html lang="ru">')
+    expect(res.text).toContain('<code>csrf_failed</code>')
+    expect(res.text).toContain('Код ошибки')
+  })
+
   it('when an account fails too often, then the sign-in page answers 429 with the wait', async () => {
     const b = new Browser(t)
     for (let i = 0; i < 5; i++) expect((await signIn(b, `wrong ${i} password`)).statusCode).toBe(401)

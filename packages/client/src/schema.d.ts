@@ -552,7 +552,7 @@ export interface components {
              * @description Stable machine-readable error code
              * @enum {string}
              */
-            code: "invalid_json" | "validation_failed" | "ambiguous_identifier" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "merchant_mismatch" | "merchant_disabled" | "csrf_failed" | "invoice_not_found" | "not_found" | "order_id_conflict" | "invalid_transition" | "refund_exceeds_amount" | "refund_unsupported" | "idempotency_key_reuse" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "provider_error" | "unavailable" | "provider_unavailable";
+            code: "invalid_json" | "validation_failed" | "ambiguous_identifier" | "missing_api_key" | "invalid_api_key" | "unauthenticated" | "merchant_mismatch" | "merchant_disabled" | "csrf_failed" | "forbidden" | "invoice_not_found" | "not_found" | "order_id_conflict" | "invalid_transition" | "refund_exceeds_amount" | "refund_unsupported" | "idempotency_key_reuse" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "provider_error" | "unavailable" | "provider_unavailable";
             /** @example amount: must have at most 2 decimal places for RUB */
             detail: string;
             errors?: components["schemas"]["FieldError"][];

@@ -4,25 +4,26 @@
  * a CSRF token (the session's, or before sign-in a double-submitted cookie's) and is refused 403 `csrf_failed`
  * without it.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto'
 import formbody from '@fastify/formbody'
 import helmet from '@fastify/helmet'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { AppError } from '../../domain/errors.js'
 import type { HttpDeps } from '../deps.js'
+import { problemHandler } from '../plugins/problem-json.js'
 import { apiSecurityHeadersOff } from '../plugins/request-id.js'
-import { negotiateLang } from '../views/i18n.js'
-import { clearedCookie, cookie, FORM_COOKIE, readCookie, SESSION_COOKIE } from './cookies.js'
+import { csrfFailed, dashboardContext, fieldOf, sameToken } from './context.js'
+import { clearedCookie, SESSION_COOKIE } from './cookies.js'
+import { appPage } from './shell.js'
 import { STRINGS } from './strings.js'
 import {
   codePage,
   enrolPage,
   invitePage,
-  landingPage,
+  landingContent,
   messagePage,
+  problemPage,
   recoveryPage,
   signInPage,
-  type Page,
 } from './views.js'
 
 const CSP = {
@@ -37,27 +38,10 @@ const CSP = {
   },
 }
 
-type Form = Record<string, unknown>
-const fieldOf = (body: unknown, name: string): string => {
-  const v = (body as Form | undefined)?.[name]
-  return typeof v === 'string' ? v : ''
-}
-
-function sameToken(a: string | undefined, b: string): boolean {
-  if (a === undefined || a === '' || b === '') return false
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
-
-function csrfFailed(): AppError {
-  return new AppError('csrf_failed', 'the form is missing its CSRF token or it does not match; reload the page')
-}
-
 export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Promise<void> {
-  const base = new URL(deps.publicUrl).pathname.replace(/\/+$/, '')
-  const secure = deps.publicUrl.startsWith('https:')
-  const users = deps.users
+  const ctx = dashboardContext(deps)
+  const { users } = deps
+  const { pageOf, sessionToken, send, redirect, formToken, checkFormToken, startSession, signedIn, signedInPost } = ctx
 
   await app.register(async (scope) => {
     scope.addHook('onRequest', apiSecurityHeadersOff)
@@ -66,52 +50,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     scope.addHook('onRequest', async (_request, reply) => {
       reply.header('cache-control', 'no-store')
     })
-
-    const pageOf = (request: FastifyRequest): Page => {
-      const q = request.query as { lang?: string } | undefined
-      return { lang: negotiateLang(q?.lang, request.headers['accept-language']), base }
-    }
-    const sessionToken = (request: FastifyRequest) => readCookie(request.headers.cookie, SESSION_COOKIE)
-    const send = (reply: FastifyReply, status: number, body: string) =>
-      reply.code(status).type('text/html; charset=utf-8').send(body)
-    const redirect = (reply: FastifyReply, path: string) =>
-      reply
-        .code(303)
-        .header('location', base + path)
-        .send()
-
-    /** The signed-out forms' token: the cookie's when it has one, else a new one set now. */
-    const formToken = (request: FastifyRequest, reply: FastifyReply): string => {
-      const have = readCookie(request.headers.cookie, FORM_COOKIE)
-      if (have !== undefined) return have
-      const token = randomBytes(32).toString('base64url')
-      reply.header('set-cookie', cookie(FORM_COOKIE, token, secure))
-      return token
-    }
-    const checkFormToken = (request: FastifyRequest): void => {
-      if (!sameToken(readCookie(request.headers.cookie, FORM_COOKIE), fieldOf(request.body, 'csrf'))) throw csrfFailed()
-    }
-    const startSession = (reply: FastifyReply, token: string) =>
-      reply.header('set-cookie', cookie(SESSION_COOKIE, token, secure))
-
-    /** The signed-in user, or a redirect to sign-in (undefined). */
-    const signedIn = async (request: FastifyRequest, reply: FastifyReply) => {
-      try {
-        return await users.authenticate(sessionToken(request))
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'unauthenticated') {
-          await redirect(reply, '/dashboard/sign-in')
-          return undefined
-        }
-        throw err
-      }
-    }
-    /** The signed-in user of a POST whose form carries the session's CSRF token; 401 / 403 otherwise. */
-    const signedInPost = async (request: FastifyRequest) => {
-      const who = await users.authenticate(sessionToken(request))
-      if (!sameToken(who.session.csrfToken, fieldOf(request.body, 'csrf'))) throw csrfFailed()
-      return who
-    }
+    scope.setErrorHandler(problemHandler((request, problem) => problemPage(pageOf(request), problem)))
 
     scope.get('/dashboard/sign-in', { schema: { hide: true } }, async (request, reply) => {
       const p = pageOf(request)
@@ -222,17 +161,10 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     scope.get('/dashboard', { schema: { hide: true } }, async (request, reply) => {
       const who = await signedIn(request, reply)
       if (who === undefined) return reply
-      return send(
-        reply,
-        200,
-        landingPage(pageOf(request), {
-          merchantName: who.merchant?.name ?? null,
-          role: who.user.role,
-          email: who.user.email,
-          twoFactor: who.user.totpEnabledAt !== null,
-          csrf: who.session.csrfToken,
-        }),
-      )
+      const p = pageOf(request)
+      const t = STRINGS[p.lang]
+      const section = who.user.role === 'admin' ? 'console' : 'overview'
+      return send(reply, 200, appPage(p, who, section, who.merchant?.name ?? t.console, landingContent(p, who)))
     })
 
     scope.get('/dashboard/2fa', { schema: { hide: true } }, async (request, reply) => {
@@ -277,7 +209,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     scope.post('/dashboard/sign-out', { schema: { hide: true } }, async (request, reply) => {
       await signedInPost(request)
       await users.signOut(sessionToken(request))
-      reply.header('set-cookie', clearedCookie(SESSION_COOKIE, secure))
+      reply.header('set-cookie', clearedCookie(SESSION_COOKIE, ctx.secure))
       return redirect(reply, '/dashboard/sign-in')
     })
   })

@@ -33,6 +33,20 @@ const en = {
     'Two-factor sign-in is on. Keep these recovery codes somewhere safe: each signs you in once without the app. They are not shown again.',
   back: 'Back to the dashboard',
   language: 'Language',
+  languageName: 'English',
+  errorCode: 'Error code',
+  skipToContent: 'Skip to content',
+  sections: 'Sections',
+  console: 'Operator console',
+  nav: {
+    overview: 'Overview',
+    invoices: 'Invoices',
+    webhooks: 'Webhooks',
+    keys: 'API keys',
+    team: 'Team',
+    settings: 'Settings',
+    console: 'Console',
+  },
 }
 
 export type Strings = typeof en
@@ -70,6 +84,20 @@ const ru: Strings = {
     'Двухфакторный вход включён. Сохраните коды восстановления в надёжном месте: каждый позволяет войти один раз без приложения. Больше они не будут показаны.',
   back: 'В личный кабинет',
   language: 'Язык',
+  languageName: 'Русский',
+  errorCode: 'Код ошибки',
+  skipToContent: 'К содержимому',
+  sections: 'Разделы',
+  console: 'Консоль оператора',
+  nav: {
+    overview: 'Обзор',
+    invoices: 'Счета',
+    webhooks: 'Вебхуки',
+    keys: 'API-ключи',
+    team: 'Команда',
+    settings: 'Настройки',
+    console: 'Консоль',
+  },
 }
 
 export const STRINGS: Readonly<Record<Lang, Strings>> = { en, ru }

@@ -2,12 +2,16 @@
 import { STYLESHEET, ASSETS_PREFIX } from '../views/assets.js'
 import { html, type SafeHtml } from '../views/html.js'
 import type { Lang } from '../views/i18n.js'
-import { STRINGS, type Strings } from './strings.js'
+import type { SignedIn } from '../../app/authenticate-session.js'
+import type { Problem } from '../plugins/problem.js'
+import { STRINGS } from './strings.js'
 
 export interface Page {
   readonly lang: Lang
   /** PUBLIC_URL's path ('' at the root). */
   readonly base: string
+  /** The language came from the page's `?lang=` (a language link): the page's own links keep it. */
+  readonly langChosen?: boolean
 }
 
 function layout(p: Page, title: string, main: SafeHtml): string {
@@ -97,33 +101,36 @@ export function messagePage(p: Page, title: string, text: string): string {
   )
 }
 
-export interface Landing {
-  readonly merchantName: string | null
-  readonly role: 'owner' | 'viewer' | 'admin'
-  readonly email: string
-  readonly twoFactor: boolean
-  readonly csrf: string
+/** Who is signed in, and the offer of two-factor sign-in until it is on. */
+export function landingContent(p: Page, who: SignedIn): SafeHtml {
+  const t = STRINGS[p.lang]
+  return html`<section class="card">
+    <dl class="fields">
+      <dt>${t.email}</dt>
+      <dd>${who.user.email}</dd>
+      <dt>${t.role}</dt>
+      <dd>${t.roles[who.user.role]}</dd>
+    </dl>
+    <p>
+      ${
+        who.user.totpEnabledAt !== null
+          ? t.twoFactorOn
+          : html`<a href="${p.base}/dashboard/2fa">${t.twoFactorOffer}</a>`
+      }
+    </p>
+  </section>`
 }
 
-const signOutForm = (p: Page, t: Strings, token: string) =>
-  html`<form method="post" action="${p.base}/dashboard/sign-out">
-    ${csrf(token)}<button class="btn btn-secondary" type="submit">${t.signOut}</button>
-  </form>`
-
-export function landingPage(p: Page, o: Landing): string {
+/** An error shown to a person (the same status and code as the API's problem document). */
+export function problemPage(p: Page, problem: Problem): string {
   const t = STRINGS[p.lang]
   return layout(
     p,
-    t.dashboard,
-    html`<h1>${o.merchantName ?? t.allMerchants}</h1>
-      <dl>
-        <dt>${t.email}</dt>
-        <dd>${o.email}</dd>
-        <dt>${t.role}</dt>
-        <dd>${t.roles[o.role]}</dd>
-      </dl>
-      <p>${o.twoFactor ? t.twoFactorOn : html`<a href="${p.base}/dashboard/2fa">${t.twoFactorOffer}</a>`}</p>
-      ${signOutForm(p, t, o.csrf)}`,
+    problem.title,
+    html`<h1>${problem.title}</h1>
+      <p>${problem.detail}</p>
+      <p class="muted">${t.errorCode}: <code>${problem.code}</code></p>
+      <p><a href="${p.base}/dashboard">${t.back}</a></p>`,
   )
 }
 

@@ -17,12 +17,16 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.code(problem.status).type('application/problem+json').send(problem)
 }
 
+/** What a page scope shows a person instead of the problem document (the dashboard's error page). */
+export type ProblemPage = (request: FastifyRequest, problem: Problem) => string
+
 /**
- * The only place errors become HTTP responses (RFC 9457, docs/api.md#errors). Framework errors are mapped to the
- * contract's codes; anything unexpected is logged with the request id and answered 500 without internals.
+ * The error handler: the error mapped to its problem (one mapping for the API and the pages), logged when it is the
+ * service's or an acquirer's fault, and sent as the problem document — or, given `page`, to a client that asks for
+ * HTML (a browser), as that page with the same status and code.
  */
-export function registerProblemJson(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+export function problemHandler(page?: ProblemPage) {
+  return (err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
     const problem = toProblem(err, request)
     if (problem.code === 'provider_error' || problem.code === 'provider_unavailable') {
       // an acquirer's refusal or outage (docs/providers.md#errors) is expected: a warning with its message, no stack
@@ -32,8 +36,20 @@ export function registerProblemJson(app: FastifyInstance): void {
       request.log.error({ err }, problem.code === 'unavailable' ? 'storage unavailable' : 'unhandled error')
       if (problem.code === 'unavailable') reply.header('retry-after', '1')
     }
+    if (page !== undefined && /\btext\/html\b/.test(request.headers.accept ?? '')) {
+      noteAnswered(request.raw)
+      return reply.code(problem.status).type('text/html; charset=utf-8').send(page(request, problem))
+    }
     return sendProblem(reply, problem)
-  })
+  }
+}
+
+/**
+ * The only place errors become HTTP responses (RFC 9457, docs/api.md#errors). Framework errors are mapped to the
+ * contract's codes; anything unexpected is logged with the request id and answered 500 without internals.
+ */
+export function registerProblemJson(app: FastifyInstance): void {
+  app.setErrorHandler(problemHandler())
 
   app.setNotFoundHandler((request, reply) => {
     sendProblem(reply, problemOf('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`))

@@ -90,6 +90,7 @@ const DETAILS: Record<ErrorCode, { summary: string; detail: string; errors?: { f
     summary: 'A dashboard form without its CSRF token',
     detail: 'the form is missing its CSRF token or it does not match; reload the page',
   },
+  forbidden: { summary: "A dashboard viewer's action", detail: 'a viewer may look but not change anything' },
   invoice_not_found: { summary: 'No such invoice of yours', detail: 'no such invoice for this merchant' },
   not_found: { summary: 'No such resource', detail: 'no such delivery for this merchant' },
   order_id_conflict: {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { DASHBOARD_CSS } from './assets/dashboard-css.js'
 import { PAY_CSS } from './assets/pay-css.js'
 import { PAY_JS } from './assets/pay-js.js'
 
@@ -18,5 +19,9 @@ function asset(stem: string, ext: string, type: string, text: string): Asset {
 export const ASSETS_PREFIX = '/pay/assets/'
 export const STYLESHEET = asset('pay', 'css', 'text/css; charset=utf-8', PAY_CSS)
 export const SCRIPT = asset('pay', 'js', 'text/javascript; charset=utf-8', PAY_JS)
+/** The dashboard's signed-in pages (docs/dashboard.md#pages). */
+export const DASHBOARD_STYLESHEET = asset('dashboard', 'css', 'text/css; charset=utf-8', DASHBOARD_CSS)
 
-export const ASSETS: ReadonlyMap<string, Asset> = new Map([STYLESHEET, SCRIPT].map((a) => [a.name, a]))
+export const ASSETS: ReadonlyMap<string, Asset> = new Map(
+  [STYLESHEET, SCRIPT, DASHBOARD_STYLESHEET].map((a) => [a.name, a]),
+)
