@@ -27,6 +27,8 @@ export interface UserLinkRepo {
   markUsed(id: string, at: Date): Promise<boolean>
   /** Marks every unused link of the user used (a new link, or a password set, retires the earlier ones). */
   retireAll(userId: UserId, at: Date): Promise<void>
+  /** Deletes up to `limit` links that expired before `before`; returns how many. */
+  purge(before: Date, limit: number): Promise<number>
 }
 
 export interface RecoveryCodeRepo {
@@ -48,6 +50,11 @@ export interface SessionRepo {
   end(id: SessionId, at: Date): Promise<boolean>
   /** Ends every live session of the user (sign-out everywhere, a password change); returns how many. */
   endAllOfUser(userId: UserId, at: Date): Promise<number>
+  /**
+   * Deletes up to `limit` sessions that were over before `before` — ended, idle for longer than `idleMs` or older
+   * than `absoluteMs` by then; returns how many.
+   */
+  purge(before: Date, idleMs: number, absoluteMs: number, limit: number): Promise<number>
 }
 
 /** Failed sign-ins per key (`account:…`, `address:…`) in fixed windows, shared by every instance through the database. */
@@ -57,4 +64,6 @@ export interface SignInThrottleRepo {
   /** Counts one failure (starting a new window when the last one is over) and returns the window's count. */
   recordFailure(key: string, now: Date, windowMs: number): Promise<number>
   clear(key: string): Promise<void>
+  /** Deletes up to `limit` keys whose window began at or before `before` (over: they count nothing); returns how many. */
+  purge(before: Date, limit: number): Promise<number>
 }

@@ -9,6 +9,10 @@ export const SWEEP_BATCH = 200
 export const RECONCILE_BATCH = 50
 export const RECONCILE_POLL_MS = 1000
 
+/** Dead dashboard sessions, links and sign-in failure windows: deleted this many at a time, this often. */
+export const PURGE_BATCH = 500
+export const PURGE_EVERY_MS = 60_000
+
 /** The dispatcher's fallback poll; new events ring the doorbell and retries set a timer, so this is rarely the path. */
 export const WEBHOOK_POLL_MS = 1000
 /** On shutdown, attempts under way get this long to finish before they are aborted and their claims given back. */
@@ -40,6 +44,12 @@ export function startWorkers(
     ],
     { intervalMs: Math.max(intervalMs, RECONCILE_POLL_MS), log: rt.logger, batch: RECONCILE_BATCH },
   )
+  // what can never sign anyone in again (docs/dashboard.md#sessions)
+  const purger = startSweeper([{ name: 'purge-dashboard-records', run: () => rt.useCases.users.purge(PURGE_BATCH) }], {
+    intervalMs: Math.max(intervalMs, PURGE_EVERY_MS),
+    log: rt.logger,
+    batch: PURGE_BATCH,
+  })
   // stablecoin payments: the detector and the sweeper, when a service is bound to evm (docs/stablecoins.md)
   const evm = opts.evm === false ? undefined : startEvmWorkers(rt)
   const dispatcher =
@@ -61,6 +71,7 @@ export function startWorkers(
       forget()
       await sweeper.stop()
       await reconciler.stop()
+      await purger.stop()
       await evm?.stop()
       await dispatcher?.stop(opts.webhookShutdownGraceMs ?? WEBHOOK_SHUTDOWN_GRACE_MS)
     })())
@@ -71,6 +82,7 @@ export function startWorkers(
       await evm?.detect()
       await sweeper.tick()
       await reconciler.tick()
+      await purger.tick()
       await evm?.sweep()
     },
     stop,

@@ -3,6 +3,7 @@ import { authenticateSession } from '../../app/authenticate-session.js'
 import type { AppDeps } from '../../app/deps.js'
 import { beginTotpEnrolment, confirmTotpEnrolment } from '../../app/enrol-totp.js'
 import { inviteUser } from '../../app/invite-user.js'
+import { purgeDashboardRecords } from '../../app/purge-dashboard-records.js'
 import { resetPassword } from '../../app/reset-password.js'
 import { readLink, setPassword } from '../../app/set-password.js'
 import { signIn } from '../../app/sign-in.js'
@@ -21,5 +22,6 @@ export function bindUserUseCases(deps: AppDeps) {
     signOut: signOut.bind(null, deps),
     beginTotpEnrolment: beginTotpEnrolment.bind(null, deps),
     confirmTotpEnrolment: confirmTotpEnrolment.bind(null, deps),
+    purge: purgeDashboardRecords.bind(null, deps),
   }
 }

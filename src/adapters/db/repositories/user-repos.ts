@@ -192,6 +192,12 @@ export class KyselyUserLinkRepo extends Repo implements UserLinkRepo {
         .execute(),
     )
   }
+
+  async purge(before: Date, limit: number): Promise<number> {
+    const due = this.db.selectFrom('user_links').select('id').where('expires_at', '<', before.getTime()).limit(limit)
+    const r = await this.guard(this.db.deleteFrom('user_links').where('id', 'in', due).executeTakeFirst())
+    return Number(r.numDeletedRows)
+  }
 }
 
 export class KyselyRecoveryCodeRepo extends Repo implements RecoveryCodeRepo {
@@ -314,6 +320,19 @@ export class KyselySessionRepo extends Repo implements SessionRepo {
     )
     return Number(r.numUpdatedRows)
   }
+
+  async purge(before: Date, idleMs: number, absoluteMs: number, limit: number): Promise<number> {
+    const t = before.getTime()
+    const due = this.db
+      .selectFrom('sessions')
+      .select('id')
+      .where((eb) =>
+        eb.or([eb('ended_at', '<', t), eb('last_seen_at', '<', t - idleMs), eb('created_at', '<', t - absoluteMs)]),
+      )
+      .limit(limit)
+    const r = await this.guard(this.db.deleteFrom('sessions').where('id', 'in', due).executeTakeFirst())
+    return Number(r.numDeletedRows)
+  }
 }
 
 export class KyselySignInThrottleRepo extends Repo implements SignInThrottleRepo {
@@ -350,5 +369,15 @@ export class KyselySignInThrottleRepo extends Repo implements SignInThrottleRepo
 
   async clear(key: string): Promise<void> {
     await this.guard(this.db.deleteFrom('sign_in_failures').where('key', '=', key).execute())
+  }
+
+  async purge(before: Date, limit: number): Promise<number> {
+    const due = this.db
+      .selectFrom('sign_in_failures')
+      .select('key')
+      .where('window_start', '<=', before.getTime())
+      .limit(limit)
+    const r = await this.guard(this.db.deleteFrom('sign_in_failures').where('key', 'in', due).executeTakeFirst())
+    return Number(r.numDeletedRows)
   }
 }
