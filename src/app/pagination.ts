@@ -49,6 +49,11 @@ export function pageOf<T extends { readonly createdAt: Date; readonly id: string
   }
 }
 
+/** The opaque cursor of a row's position. */
+export function cursorOf(row: { readonly createdAt: Date; readonly id: string }): string {
+  return encodeCursor({ createdAt: row.createdAt, id: row.id })
+}
+
 function encodeCursor(c: Cursor): string {
   return Buffer.from(`${c.createdAt.getTime()}:${c.id}`, 'utf8').toString('base64url')
 }

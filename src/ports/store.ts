@@ -34,7 +34,15 @@ export interface InvoiceListQuery {
   readonly status?: Status
   readonly createdFrom?: Date
   readonly createdTo?: Date
+  /** Exact service and currency (the dashboard's filters, docs/dashboard.md#invoices). */
+  readonly service?: string
+  readonly currency?: string
+  /** An exact invoice id or order_id (the dashboard's search). */
+  readonly search?: string
+  /** Strictly older than this position (the next page). */
   readonly after?: Cursor
+  /** Strictly newer than this position (the previous page): the `limit` rows nearest to it, still newest first. */
+  readonly before?: Cursor
   readonly limit: number
   /** The time `status` is read at. */
   readonly now: Date

@@ -12,6 +12,7 @@ import { paymentAttemptsMigration } from './005-payment-attempts.js'
 import { refundsMigration } from './006-refunds.js'
 import { evmMigration } from './007-evm.js'
 import { dashboardAccountsMigration } from './008-dashboard-accounts.js'
+import { invoiceFilterIndexesMigration } from './010-invoice-filter-indexes.js'
 
 /**
  * This version's migrations, and `applied` ones it does not know as done: a newer version applied them. Migrations
@@ -29,6 +30,7 @@ export function migrationProvider(dialect: SqlDialect, applied: readonly string[
     '006-refunds': refundsMigration(dialect),
     '007-evm': evmMigration(dialect),
     '008-dashboard-accounts': dashboardAccountsMigration(dialect),
+    '010-invoice-filter-indexes': invoiceFilterIndexesMigration(),
   }
   for (const name of applied) migrations[name] ??= { up: async () => undefined }
   return { getMigrations: async () => migrations }

@@ -2,9 +2,9 @@
  * Invoices and their outbox events over Kysely: the same queries serve SQLite and PostgreSQL.
  * Constructed once over the plain database (the Store's readers) and once per transaction (the Tx's repos).
  */
-import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely'
 import type { InvoiceId, MerchantId } from '../../../domain/ids.js'
-import type { Invoice, InvoiceEvent, Status } from '../../../domain/invoice.js'
+import { readStatus, type Invoice, type InvoiceEvent, type Status } from '../../../domain/invoice.js'
 import { StoreUnavailableError, type EventRepo, type InvoiceListQuery, type InvoiceRepo } from '../../../ports/store.js'
 import {
   EVENT_COLUMNS,
@@ -157,19 +157,66 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     )
   }
 
+  /**
+   * Ordered walks of an index (docs/dashboard.md#invoices): each filter is an equality that an index of migration 001
+   * or 010 leads with after merchant_id, then (created_at, id) gives the order, so a page reads about `limit` rows.
+   * `expired` as read is two walks merged here (expired rows; pending ones past expiry): an OR would sort them all.
+   * A search reads the few invoices with that id (the primary key) or order_id (001's order index) and filters them
+   * here, so no other filter's index can be picked to drive it instead.
+   */
   async list(q: InvoiceListQuery): Promise<Invoice[]> {
+    const now = q.now.getTime()
+    const newer = q.before !== undefined
+    let rows: Invoice[]
+    if (q.search !== undefined) rows = (await this.#found(q.merchantId, q.search)).filter((i) => matches(i, q))
+    else {
+      const statuses: Predicate[] =
+        q.status === 'expired'
+          ? [(eb) => eb('status', '=', 'expired'), expiredPending(now)]
+          : [q.status === undefined ? undefined : statusAsRead(q.status, now)]
+      rows = []
+      for (const status of statuses) rows.push(...(await this.#walk(q, status)))
+    }
+    const sign = newer ? 1 : -1
+    rows.sort((a, b) => sign * compareNewest(a, b))
+    const page = rows.slice(0, q.limit)
+    return newer ? page.reverse() : page
+  }
+
+  /** The merchant's invoices with this id or this order_id: one, or an order's few. */
+  async #found(merchantId: MerchantId, search: string): Promise<Invoice[]> {
+    const rows = await this.#guard(
+      this.#db
+        .selectFrom('invoices')
+        .select(INVOICE_COLUMNS)
+        .where('merchant_id', '=', merchantId)
+        .where('id', '=', search)
+        .unionAll(this.#ofOrder(merchantId, search).where('id', '!=', search))
+        .execute(),
+    )
+    return rows.map(rowToInvoice)
+  }
+
+  /** One walk: newest first from `after` (or the start), or oldest first from `before` (the caller reverses). */
+  async #walk(q: InvoiceListQuery, status: Predicate): Promise<Invoice[]> {
     let query = this.#db.selectFrom('invoices').select(INVOICE_COLUMNS).where('merchant_id', '=', q.merchantId)
-    if (q.status !== undefined) query = query.where(statusAsRead(q.status, q.now.getTime()))
+    if (status !== undefined) query = query.where(status)
+    if (q.service !== undefined) query = query.where('service', '=', q.service)
+    if (q.currency !== undefined) query = query.where('currency', '=', q.currency)
     if (q.createdFrom !== undefined) query = query.where('created_at', '>=', q.createdFrom.getTime())
     if (q.createdTo !== undefined) query = query.where('created_at', '<', q.createdTo.getTime())
-    const after = q.after
-    if (after !== undefined) {
-      // strictly after the cursor in (created_at desc, id desc) order; a row value so the index range applies
+    const { after, before } = q
+    // a row value, so the index range applies: strictly past the cursor in the walk's order
+    if (after !== undefined)
       query = query.where(({ eb, refTuple, tuple }) =>
         eb(refTuple('created_at', 'id'), '<', tuple(after.createdAt.getTime(), after.id)),
       )
-    }
-    const rows = await this.#guard(query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute())
+    if (before !== undefined)
+      query = query.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('created_at', 'id'), '>', tuple(before.createdAt.getTime(), before.id)),
+      )
+    const dir = before !== undefined ? 'asc' : 'desc'
+    const rows = await this.#guard(query.orderBy('created_at', dir).orderBy('id', dir).limit(q.limit).execute())
     return rows.map(rowToInvoice)
   }
 
@@ -270,15 +317,40 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   }
 }
 
+/** (created_at, id) order: negative when `a` is older. */
+function compareNewest(a: Invoice, b: Invoice): number {
+  return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+}
+
+/** The listing's filters and cursors on an invoice read already (a search's few), as the walks' SQL has them. */
+function matches(i: Invoice, q: InvoiceListQuery): boolean {
+  const at = i.createdAt.getTime()
+  const position = (c: { createdAt: Date; id: string }) => ({ createdAt: c.createdAt, id: c.id }) as Invoice
+  return (
+    (q.status === undefined || readStatus(i, q.now) === q.status) &&
+    (q.service === undefined || i.service === q.service) &&
+    (q.currency === undefined || i.currency === q.currency) &&
+    (q.createdFrom === undefined || at >= q.createdFrom.getTime()) &&
+    (q.createdTo === undefined || at < q.createdTo.getTime()) &&
+    (q.after === undefined || compareNewest(i, position(q.after)) < 0) &&
+    (q.before === undefined || compareNewest(i, position(q.before)) > 0)
+  )
+}
+
+type Predicate = ((eb: ExpressionBuilder<Database, 'invoices'>) => Expression<SqlBool>) | undefined
+
+/** A pending invoice past expiry, with no payment seen: it reads as expired. */
+function expiredPending(nowMs: number) {
+  return (eb: ExpressionBuilder<Database, 'invoices'>) =>
+    eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', nowMs), eb('payment_seen_at', 'is', null)])
+}
+
 /** docs/api.md#getinfo: the filter follows the status as it reads — a pending invoice past expiry is expired. */
 function statusAsRead(status: Status, nowMs: number) {
-  return (eb: ExpressionBuilder<Database, 'invoices'>) => {
+  return (eb: ExpressionBuilder<Database, 'invoices'>): Expression<SqlBool> => {
     switch (status) {
       case 'expired':
-        return eb.or([
-          eb('status', '=', 'expired'),
-          eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', nowMs), eb('payment_seen_at', 'is', null)]),
-        ])
+        return eb.or([eb('status', '=', 'expired'), expiredPending(nowMs)(eb)])
       case 'pending':
         return eb.and([
           eb('status', '=', 'pending'),
