@@ -12,6 +12,7 @@ import type { HttpDeps } from '../deps.js'
 import { problemHandler } from '../plugins/problem-json.js'
 import { apiSecurityHeadersOff } from '../plugins/request-id.js'
 import { csrfFailed, dashboardContext, fieldOf, sameToken } from './context.js'
+import { invoicesPages } from './pages/invoices.js'
 import { clearedCookie, SESSION_COOKIE } from './cookies.js'
 import { appPage } from './shell.js'
 import { STRINGS } from './strings.js'
@@ -212,5 +213,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
       reply.header('set-cookie', clearedCookie(SESSION_COOKIE, ctx.secure))
       return redirect(reply, '/dashboard/sign-in')
     })
+
+    await invoicesPages(scope, ctx)
   })
 }

@@ -10,6 +10,8 @@ import { createInvoice } from '../../app/create-invoice.js'
 import { getDepositPayment } from '../../app/get-deposit-payment.js'
 import { getInvoice, getInvoiceDetail, getInvoiceInfo } from '../../app/get-invoice.js'
 import { getPaymentView } from '../../app/get-payment-view.js'
+import { exportInvoices } from '../../app/export-invoices.js'
+import { listInvoiceEvents } from '../../app/list-invoice-events.js'
 import { listInvoices } from '../../app/list-invoices.js'
 import { simulatePayment } from '../../app/simulate-payment.js'
 import { startCheckout } from '../../app/start-checkout.js'
@@ -29,6 +31,10 @@ export function bindInvoiceUseCases(deps: AppDeps) {
     /** The extension view: the invoice with its refunded amount. */
     detail: getInvoiceDetail.bind(null, deps),
     list: listInvoices.bind(null, deps),
+    /** The dashboard's CSV export: the listing's filters, read in batches. */
+    export: exportInvoices.bind(null, deps),
+    /** The dashboard's timeline of one invoice. */
+    events: listInvoiceEvents.bind(null, deps),
     /** The QR code's invoice, by id alone (no merchant: the id is the capability). */
     findPublic: (id: InvoiceId) => deps.store.invoices.findById(id),
     capture: captureInvoice.bind(null, deps),

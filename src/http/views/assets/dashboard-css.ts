@@ -64,4 +64,8 @@ form.stack p{margin:0 0 .875rem}
 .pager{display:flex;gap:1rem;margin-top:1rem}
 .secret{padding:.75rem 1rem;border-radius:.5rem;background:#fffbea;border:1px solid #e0b400}
 @media (prefers-reduced-motion:no-preference){.btn{transition:background-color .15s}}
+ol.timeline{list-style:none;margin:0;padding:0 0 0 1rem;border-left:2px solid #d1d5db}
+ol.timeline li{margin:0 0 .5rem;position:relative}
+ol.timeline li::before{content:"";position:absolute;left:-1.4rem;top:.45rem;width:.625rem;height:.625rem;border-radius:50%;background:#1d4ed8}
+ol.attempts{margin:0;padding:0 0 0 1.25rem}
 `
