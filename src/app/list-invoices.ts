@@ -68,7 +68,7 @@ export async function listInvoices(
   const filters = parseInvoiceFilters(query, errors)
   const limit = parseLimit(query.limit, errors)
   const after = parseCursor(query.cursor, errors)
-  const before = query.before === undefined ? undefined : parseCursor(query.before, errors)
+  const before = query.before === undefined ? undefined : parseCursor(query.before, errors, 'before')
   if (after !== undefined && before !== undefined)
     errors.push({ field: 'before', message: 'give cursor or before, not both' })
   if (errors.length > 0) throw validationFailed(errors)

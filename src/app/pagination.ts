@@ -28,10 +28,10 @@ export function parseOneOf<T extends string>(
 }
 
 /** The position a `cursor` of ours names, or a field error for anything this service did not issue. */
-export function parseCursor(text: string | undefined, errors: FieldError[]): Cursor | undefined {
+export function parseCursor(text: string | undefined, errors: FieldError[], field = 'cursor'): Cursor | undefined {
   if (text === undefined) return undefined
   const cursor = decodeCursor(text)
-  if (cursor === undefined) errors.push({ field: 'cursor', message: 'is not a cursor this service issued' })
+  if (cursor === undefined) errors.push({ field, message: 'is not a cursor this service issued' })
   return cursor
 }
 
