@@ -306,6 +306,12 @@ export interface Store {
   readonly refunds: RefundReader
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
+  /**
+   * Refreshes the query planner's statistics where the database does not do it itself (SQLite: `PRAGMA optimize`;
+   * PostgreSQL's autovacuum analyzes on its own). Run after migrate and then every hour: without them SQLite cannot
+   * tell a selective index from another, and a list filtered twice may walk the wrong one.
+   */
+  optimize(): Promise<void>
   /** Resolves when the database answers a trivial query and can take writes now (readiness); rejects otherwise. */
   ping(): Promise<void>
   close(): Promise<void>

@@ -12,6 +12,8 @@ export const RECONCILE_POLL_MS = 1000
 /** Dead dashboard sessions, links and sign-in failure windows: deleted this many at a time, this often. */
 export const PURGE_BATCH = 500
 export const PURGE_EVERY_MS = 60_000
+/** How often the database's planner statistics are refreshed (store.optimize). */
+export const OPTIMIZE_EVERY_MS = 3600_000
 
 /** The dispatcher's fallback poll; new events ring the doorbell and retries set a timer, so this is rarely the path. */
 export const WEBHOOK_POLL_MS = 1000
@@ -50,6 +52,10 @@ export function startWorkers(
     log: rt.logger,
     batch: PURGE_BATCH,
   })
+  const optimizer = startSweeper(
+    [{ name: 'optimize-statistics', run: async () => (await rt.deps.store.optimize(), 0) }],
+    { intervalMs: Math.max(intervalMs, OPTIMIZE_EVERY_MS), log: rt.logger, batch: 1 },
+  )
   // stablecoin payments: the detector and the sweeper, when a service is bound to evm (docs/stablecoins.md)
   const evm = opts.evm === false ? undefined : startEvmWorkers(rt)
   const dispatcher =
@@ -72,6 +78,7 @@ export function startWorkers(
       await sweeper.stop()
       await reconciler.stop()
       await purger.stop()
+      await optimizer.stop()
       await evm?.stop()
       await dispatcher?.stop(opts.webhookShutdownGraceMs ?? WEBHOOK_SHUTDOWN_GRACE_MS)
     })())

@@ -39,6 +39,40 @@ describe('SQLite store', () => {
     }
   })
 
+  it('when optimize runs, then the planner has statistics for the invoices indexes, sampled, in milliseconds', async () => {
+    const path = freshFile()
+    const store = await openSqliteStore({ path, synchronous: 'normal' })
+    try {
+      await store.migrate()
+      const m = merchantFixture()
+      await store.transaction(async (tx) => {
+        await tx.merchants.insert(m)
+        for (let i = 0; i < 3000; i++)
+          await tx.invoices.insert(
+            invoiceFixture(m.id, i < 10 ? { status: 'hold', service: 'sbp' } : { status: 'paid' }),
+          )
+      })
+      const stats = () => {
+        const probe = new BetterSqlite3(path, { readonly: true })
+        try {
+          const has = probe.prepare("select 1 from sqlite_master where name = 'sqlite_stat1'").get() !== undefined
+          return has ? probe.prepare("select idx, stat from sqlite_stat1 where tbl = 'invoices'").all() : []
+        } finally {
+          probe.close()
+        }
+      }
+      expect(stats()).toEqual([]) // what SQLite never gathers by itself
+      const started = performance.now()
+      await store.optimize()
+      expect(performance.now() - started).toBeLessThan(1000)
+      const gathered = stats() as { idx: string; stat: string }[]
+      expect(gathered.length).toBeGreaterThanOrEqual(3)
+      expect(gathered.every((row) => /^\d+( \d+)+$/.test(row.stat))).toBe(true)
+    } finally {
+      await store.close()
+    }
+  })
+
   it('when opened on a file in a missing directory, then the directory is created and the database is in WAL mode', async () => {
     const path = freshFile()
     const store = await openSqliteStore({ path, synchronous: 'full' })

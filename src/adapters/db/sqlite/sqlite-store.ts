@@ -59,6 +59,8 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     if (!inMemory) raw.pragma('journal_mode = WAL')
     raw.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
     raw.pragma('foreign_keys = ON')
+    // ANALYZE (store.optimize) samples this many rows of each index instead of reading all of them
+    raw.pragma('analysis_limit = 1000')
     // From here on, lock waits happen on timers in the driver (lock-wait.ts), not inside SQLite's calls,
     // which would block the event loop. Opening above may still wait: nothing is served before it is done.
     raw.pragma('busy_timeout = 0')
