@@ -13,8 +13,8 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,su
 .skip:focus{left:.5rem}
 header.top{background:#111827;color:#fff}
 header.top .bar{max-width:72rem;margin:0 auto;padding:.5rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.25rem}
-header.top .who{font-weight:700;margin-right:auto}
-header.top .who small{font-weight:400;color:#d1d5db;margin-left:.5rem}
+header.top .who{font-weight:700;margin-right:auto;display:flex;flex-direction:column;line-height:1.25}
+header.top .who small{font-weight:400;color:#d1d5db;font-size:.8125rem}
 header.top nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem}
 header.top nav a{display:block;color:#e5e7eb;text-decoration:none;padding:.375rem .625rem;border-radius:.375rem}
 header.top nav a:hover{background:#1f2937;color:#fff}
