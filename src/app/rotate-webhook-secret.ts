@@ -22,3 +22,16 @@ export async function rotateWebhookSecret(
   })
   return { webhookSecret, previousValidUntil }
 }
+
+/**
+ * When the previous secret stops signing (docs/webhooks.md#secret-rotation): the end of the latest rotation's grace
+ * period, or null when only the current secret signs.
+ */
+export async function webhookSecretGraceEnd(
+  deps: Pick<AppDeps, 'store' | 'clock'>,
+  merchantId: MerchantId,
+): Promise<Date | null> {
+  const secrets = await deps.store.webhookSecrets.listActive(merchantId, deps.clock.now())
+  const ends = secrets.flatMap((s) => (s.expiresAt === null ? [] : [s.expiresAt.getTime()]))
+  return ends.length === 0 ? null : new Date(Math.max(...ends))
+}

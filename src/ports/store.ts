@@ -129,6 +129,8 @@ export interface DeliveryListQuery {
   readonly merchantId: MerchantId
   readonly invoiceId?: InvoiceId
   readonly status?: DeliveryStatus
+  /** Every status but this one (the dashboard's log lists failures first, then the rest). */
+  readonly exceptStatus?: DeliveryStatus
   readonly after?: Cursor
   readonly limit: number
 }

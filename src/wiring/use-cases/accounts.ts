@@ -7,7 +7,7 @@ import { issueApiKey } from '../../app/issue-api-key.js'
 import { listApiKeys } from '../../app/list-api-keys.js'
 import { listMerchants } from '../../app/list-merchants.js'
 import { revokeApiKey } from '../../app/revoke-api-key.js'
-import { rotateWebhookSecret } from '../../app/rotate-webhook-secret.js'
+import { rotateWebhookSecret, webhookSecretGraceEnd } from '../../app/rotate-webhook-secret.js'
 import { setMerchantStatus } from '../../app/set-merchant-status.js'
 import { setPayoutAddress } from '../../app/set-payout-address.js'
 
@@ -22,6 +22,8 @@ export function bindAccountUseCases(deps: AppDeps, keyCacheTtl: number) {
     listApiKeys: listApiKeys.bind(null, deps),
     revokeApiKey: revokeApiKey.bind(null, deps),
     rotateWebhookSecret: rotateWebhookSecret.bind(null, deps),
+    /** The dashboard's webhooks page: until when the previous secret still signs. */
+    webhookSecretGraceEnd: webhookSecretGraceEnd.bind(null, deps),
     ensureDemoMerchant: ensureDemoMerchant.bind(null, deps),
     setPayoutAddress: setPayoutAddress.bind(null, deps),
   }

@@ -13,6 +13,7 @@ import { refundsMigration } from './006-refunds.js'
 import { evmMigration } from './007-evm.js'
 import { dashboardAccountsMigration } from './008-dashboard-accounts.js'
 import { invoiceFilterIndexesMigration } from './010-invoice-filter-indexes.js'
+import { dashboardAccountMigration } from './011-dashboard-account.js'
 
 /**
  * This version's migrations, and `applied` ones it does not know as done: a newer version applied them. Migrations
@@ -31,6 +32,7 @@ export function migrationProvider(dialect: SqlDialect, applied: readonly string[
     '007-evm': evmMigration(dialect),
     '008-dashboard-accounts': dashboardAccountsMigration(dialect),
     '010-invoice-filter-indexes': invoiceFilterIndexesMigration(),
+    '011-dashboard-account': dashboardAccountMigration(dialect),
   }
   for (const name of applied) migrations[name] ??= { up: async () => undefined }
   return { getMigrations: async () => migrations }

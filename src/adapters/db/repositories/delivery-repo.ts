@@ -359,6 +359,7 @@ export class KyselyDeliveryRepo implements DeliveryRepo {
     let query = this.#db.selectFrom('deliveries').select(DELIVERY_COLUMNS).where('merchant_id', '=', q.merchantId)
     if (q.invoiceId !== undefined) query = query.where('invoice_id', '=', q.invoiceId)
     if (q.status !== undefined) query = query.where('status', '=', q.status)
+    if (q.exceptStatus !== undefined) query = query.where('status', '<>', q.exceptStatus)
     const after = q.after
     if (after !== undefined) {
       // strictly after the cursor in (created_at desc, id desc) order; a row value so the index range applies

@@ -68,4 +68,14 @@ ol.timeline{list-style:none;margin:0;padding:0 0 0 1rem;border-left:2px solid #d
 ol.timeline li{margin:0 0 .5rem;position:relative}
 ol.timeline li::before{content:"";position:absolute;left:-1.4rem;top:.45rem;width:.625rem;height:.625rem;border-radius:50%;background:#1d4ed8}
 ol.attempts{margin:0;padding:0 0 0 1.25rem}
+/* account pages (webhooks, API keys, team, settings) */
+input[type=url]{font:inherit;padding:.4375rem .5rem;border:1px solid #6b7280;border-radius:.375rem;background:#fff;color:#111827;min-height:2.5rem;width:100%;box-sizing:border-box}
+.badge-delivery-succeeded{background:#ecfdf3;color:#14532d;border-color:#a6e9c1}
+.badge-delivery-pending{background:#eef4ff;color:#1e3a8a;border-color:#bcd0f7}
+.badge-delivery-failed{background:#fef2f2;color:#991b1b;border-color:#f5c2c0}
+.secret code{font-size:1rem;user-select:all}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.actions form{margin:0}
+.actions select{min-height:2.25rem}
+.btn-small{min-height:2.25rem;padding:.25rem .75rem}
 `

@@ -1,0 +1,147 @@
+/**
+ * The dashboard's account pages over HTTP (docs/dashboard.md#webhooks, #api-keys, #team, #settings): each page and
+ * action; another merchant's anything → 404; a viewer's POST → 403 forbidden; a POST without its CSRF token → 403
+ * csrf_failed. One app for the file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Merchant } from '../../src/domain/merchant.js'
+import type { MerchantId } from '../../src/domain/ids.js'
+import { api, expectStatus } from '../helpers/api.js'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { FAST_PASSWORDS, signedIn, type DashboardClient, type InjectResponse } from '../helpers/dashboard.js'
+import { sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
+
+let t: TestApp
+let rx: Receiver
+let a: TestMerchant
+let b: TestMerchant
+let owner: DashboardClient
+let viewer: DashboardClient
+let other: DashboardClient
+let operator: DashboardClient
+
+beforeAll(async () => {
+  rx = await startReceiver()
+  t = await buildTestApp(
+    { CALLBACK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0' },
+    { realClock: true, webhooks: true, passwords: FAST_PASSWORDS },
+  )
+  a = await t.merchant('Blue Mug')
+  b = await t.merchant('Other Shop')
+  rx.secrets = [a.webhookSecret]
+  owner = await signedIn(t, { merchantId: a.id, email: 'owner@bluemug.example' })
+  viewer = await signedIn(t, { merchantId: a.id, email: 'viewer@bluemug.example', role: 'viewer' })
+  other = await signedIn(t, { merchantId: b.id, email: 'owner@other.example' })
+  operator = await signedIn(t, { admin: true, email: 'ops@pay.example' })
+})
+afterAll(async () => {
+  await t?.close()
+  await rx?.close()
+})
+
+const code = (res: InjectResponse) => (JSON.parse(res.body) as { code: string }).code
+const expectCode = (res: InjectResponse, status: number, c: string) => {
+  expect(res.statusCode, res.body.slice(0, 300)).toBe(status)
+  expect(code(res)).toBe(c)
+}
+const merchantOf = async (m: TestMerchant): Promise<Merchant> =>
+  (await t.rt.store.merchants.findById(m.id as MerchantId))!
+
+/** Every action of a page refused to a viewer (403 forbidden), without CSRF (403 csrf_failed) and to an operator (404). */
+async function refusedToAllButOwner(url: string, form: Record<string, string>, from: string): Promise<void> {
+  expectCode(await viewer.post(url, form, from), 403, 'forbidden')
+  expectCode(await owner.request('POST', url, form), 403, 'csrf_failed')
+  expectCode(await operator.post(url, form), 404, 'not_found')
+}
+
+describe('/dashboard/webhooks (docs/dashboard.md#webhooks)', () => {
+  let failedInvoice: string
+  let paidInvoices: string[]
+
+  beforeAll(async () => {
+    const shop = api(t).as(a)
+    rx.respond = (h) => (h.json.data['order_id'] === 'W-2' ? 500 : 200)
+    paidInvoices = []
+    for (const order of ['W-1', 'W-2', 'W-3']) {
+      const id = await shop.newInvoice({ order_id: order, amount: 10, currency: 'RUB', callback_url: rx.url })
+      expectStatus(await api(t).simulate(id, { outcome: 'paid' }), 200)
+      if (order === 'W-2') failedInvoice = id
+      else paidInvoices.push(id)
+    }
+    for (;;) {
+      const log = await shop.listDeliveries()
+      expectStatus(log, 200)
+      if (log.body.data.length === 3 && log.body.data.every((d) => d.status !== 'pending')) break
+      await sleep(20)
+    }
+  })
+
+  it('when the owner opens the page, then the log lists the failure first, then the newest, with answer codes', async () => {
+    const res = await owner.get('/dashboard/webhooks')
+    expect(res.statusCode).toBe(200)
+    const order = [...res.body.matchAll(/href="\/dashboard\/invoices\/([0-9a-f-]{36})"/g)].map((m) => m[1])
+    expect(order).toEqual([failedInvoice, paidInvoices[1], paidInvoices[0]])
+    expect(res.body).toContain('<td class="num">500</td>')
+    expect(res.body).toContain('<td class="num">200</td>')
+    expect(res.body).toContain('Only the current secret signs.')
+  })
+
+  it('when the log is paged one at a time, then every delivery comes once, failures first', async () => {
+    const seen: string[] = []
+    let cursor: string | undefined
+    do {
+      const page = await t.rt.useCases.webhooks.listDeliveries(await merchantOf(a), {
+        failuresFirst: true,
+        limit: '1',
+        ...(cursor !== undefined && { cursor }),
+      })
+      seen.push(...page.deliveries.map((d) => d.status))
+      cursor = page.nextCursor ?? undefined
+    } while (cursor !== undefined)
+    expect(seen).toEqual(['failed', 'succeeded', 'succeeded'])
+  })
+
+  it('when another merchant opens the page, then none of these deliveries is there', async () => {
+    const res = await other.get('/dashboard/webhooks')
+    expect(res.statusCode).toBe(200)
+    expect(res.body).not.toContain(failedInvoice)
+    expect(res.body).toContain('No webhooks have been sent yet.')
+  })
+
+  it('when the owner sends a test event, then the page shows what the endpoint answered', async () => {
+    const before = rx.received.length
+    const res = await owner.post('/dashboard/webhooks/test', { url: rx.url }, '/dashboard/webhooks')
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200)
+    expect(res.body).toContain('The endpoint answered: <strong>200</strong>')
+    expect(rx.received.slice(before).map((h) => h.json.type)).toEqual(['webhook.test'])
+    expectCode(
+      await owner.post('/dashboard/webhooks/test', { url: 'not a url' }, '/dashboard/webhooks'),
+      400,
+      'validation_failed',
+    )
+  })
+
+  it('when the owner rotates the secret, then the new one is shown once and the old one signs until the grace ends', async () => {
+    const res = await owner.post('/dashboard/webhooks/rotate', {}, '/dashboard/webhooks')
+    expect(res.statusCode).toBe(200)
+    const secret = /<code>(whsec_[A-Za-z0-9+/=]+)<\/code>/.exec(res.body)?.[1]
+    expect(secret).toBeDefined()
+    expect(res.body).toMatch(/The previous secret keeps signing until <strong>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/strong>/)
+    const again = await owner.get('/dashboard/webhooks')
+    expect(again.body).not.toContain(secret)
+    expect(again.body).toContain('The previous secret keeps signing until')
+    rx.secrets = [secret!]
+    const before = rx.received.length
+    await owner.post('/dashboard/webhooks/test', { url: rx.url }, '/dashboard/webhooks')
+    expect(rx.received.slice(before)[0]?.verifiedWith).toEqual([secret])
+  })
+
+  it('when a viewer looks, then the page is there without its forms; its POSTs, and any without CSRF, are refused', async () => {
+    const res = await viewer.get('/dashboard/webhooks')
+    expect(res.statusCode).toBe(200)
+    expect(res.body).not.toContain('action="/dashboard/webhooks/rotate"')
+    await refusedToAllButOwner('/dashboard/webhooks/rotate', {}, '/dashboard/webhooks')
+    await refusedToAllButOwner('/dashboard/webhooks/test', { url: rx.url }, '/dashboard/webhooks')
+    expectCode(await operator.get('/dashboard/webhooks'), 404, 'not_found')
+  })
+})
