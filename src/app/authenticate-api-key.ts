@@ -7,6 +7,9 @@ export interface Authenticated {
   readonly keyId: ApiKeyRecord['id']
 }
 
+/** last_used_at is written at most this often per key and instance. */
+const LAST_USED_EVERY_MS = 60_000
+
 interface Entry {
   readonly key: ApiKeyRecord
   readonly merchant: Merchant
@@ -18,6 +21,9 @@ interface Entry {
  * cached for `ttlSeconds` so the hot path skips the database; a revocation or a disabled merchant therefore
  * takes effect within that many seconds on every instance (0 disables the cache). Unknown keys are never
  * cached, so a newly issued key works at once.
+ *
+ * Last used (docs/dashboard.md#api-keys) costs a request one map lookup: the time is written out at most once a
+ * minute per key, after the request's own work (setImmediate), and never awaited by it.
  */
 export function createApiKeyAuthenticator(
   deps: Pick<AppDeps, 'store' | 'clock' | 'secrets'>,
@@ -26,6 +32,15 @@ export function createApiKeyAuthenticator(
 ): (apiKey: string | undefined) => Promise<Authenticated> {
   const cache = new Map<string, Entry>()
   const ttlMs = ttlSeconds * 1000
+  /** key id → when this instance last wrote its last_used_at (epoch ms). */
+  const written = new Map<string, number>()
+  const markUsed = (id: ApiKeyRecord['id'], now: number) => {
+    if (written.size >= maxEntries) written.delete(written.keys().next().value as string)
+    written.delete(id) // re-insert at the end: the map's order is the eviction order
+    written.set(id, now)
+    // best effort: a lost write only leaves last-used a minute behind, and must never fail a request
+    setImmediate(() => void deps.store.apiKeys.markUsed(id, new Date(now)).catch(() => undefined))
+  }
 
   return async (apiKey) => {
     if (apiKey === undefined || apiKey === '')
@@ -50,6 +65,8 @@ export function createApiKeyAuthenticator(
     }
     if (!deps.secrets.hashesEqual(entry.key.hash, hash) || entry.key.revokedAt !== null) throw invalid()
     if (entry.merchant.status !== 'active') throw new AppError('merchant_disabled', 'this merchant is disabled')
+    const last = written.get(entry.key.id)
+    if (last === undefined || now - last >= LAST_USED_EVERY_MS || now < last) markUsed(entry.key.id, now)
     return { merchant: entry.merchant, keyId: entry.key.id }
   }
 }

@@ -14,15 +14,23 @@ export interface IssuedKey {
 }
 
 /** Issues a new key for the merchant inside `tx`: only its hash and prefix are stored. */
-export async function insertKey(tx: Tx, deps: MerchantDeps, merchantId: MerchantId, now: Date): Promise<IssuedKey> {
+export async function insertKey(
+  tx: Tx,
+  deps: MerchantDeps,
+  merchantId: MerchantId,
+  now: Date,
+  name: string | null = null,
+): Promise<IssuedKey> {
   const apiKey = deps.secrets.newApiKey()
   const key: ApiKeyRecord = {
     id: deps.newId() as ApiKeyId,
     merchantId,
     hash: deps.secrets.hashApiKey(apiKey),
     prefix: apiKey.slice(0, 9),
+    name,
     createdAt: now,
     revokedAt: null,
+    lastUsedAt: null,
   }
   await tx.apiKeys.insert(key)
   return { key, apiKey }

@@ -96,8 +96,13 @@ export interface ApiKeyReader {
 
 export interface ApiKeyRepo extends ApiKeyReader {
   insert(key: ApiKeyRecord): Promise<void>
-  /** Marks the key revoked at `at`; false when there is no such key or it was already revoked. */
-  revoke(id: ApiKeyId, at: Date): Promise<boolean>
+  /**
+   * Marks the key revoked at `at`; false when there is no such key (of `merchantId`, when given) or it was already
+   * revoked.
+   */
+  revoke(id: ApiKeyId, at: Date, merchantId?: MerchantId): Promise<boolean>
+  /** Moves last_used_at forward to `at` (never back: instances write it out of order). */
+  markUsed(id: ApiKeyId, at: Date): Promise<void>
 }
 
 /** Operator credentials of the admin API (docs/admin-api.md#tokens). */
@@ -296,7 +301,8 @@ export interface Store {
   readonly invoices: InvoiceReader
   readonly events: Pick<EventRepo, 'listByInvoice'>
   readonly merchants: MerchantReader
-  readonly apiKeys: ApiKeyReader
+  /** Keys are read on every uncached API request; last-used is written beside it, outside a transaction. */
+  readonly apiKeys: ApiKeyReader & Pick<ApiKeyRepo, 'markUsed'>
   readonly webhookSecrets: WebhookSecretReader
   readonly deliveries: DeliveryReader
   readonly attempts: AttemptReader & Pick<AttemptRepo, 'dueStats'>

@@ -145,3 +145,64 @@ describe('/dashboard/webhooks (docs/dashboard.md#webhooks)', () => {
     expectCode(await operator.get('/dashboard/webhooks'), 404, 'not_found')
   })
 })
+
+describe('/dashboard/api-keys (docs/dashboard.md#api-keys)', () => {
+  let created: { id: string; apiKey: string; prefix: string }
+
+  it('when the owner creates a named key, then it is shown once, works on the API, and its last use appears', async () => {
+    const res = await owner.post('/dashboard/api-keys', { name: 'Checkout server' }, '/dashboard/api-keys')
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(201)
+    const apiKey = /<code>(mk_[A-Za-z0-9_-]{43})<\/code>/.exec(res.body)?.[1]
+    expect(apiKey).toBeDefined()
+    const key = (await t.rt.useCases.accounts.listApiKeys(a.id)).find((k) => k.name === 'Checkout server')!
+    created = { id: key.id, apiKey: apiKey!, prefix: key.prefix }
+    expect(key.lastUsedAt).toBeNull()
+    const page = await owner.get('/dashboard/api-keys')
+    expect(page.body).not.toContain(apiKey)
+    expect(page.body).toContain(`<code>${key.prefix}…</code>`)
+
+    await api(t).as({ apiKey: apiKey! }).newInvoice({ order_id: 'K-1', amount: 10, currency: 'RUB' })
+    let used: Date | null = null
+    for (let i = 0; i < 100 && used === null; i++) {
+      await sleep(10)
+      used = (await t.rt.useCases.accounts.listApiKeys(a.id)).find((k) => k.id === key.id)!.lastUsedAt
+    }
+    expect(used).not.toBeNull()
+    const row = (await owner.get('/dashboard/api-keys')).body.split('<tr>').find((r) => r.includes('Checkout server'))
+    expect(row).not.toContain('never')
+    expect(row).toContain(used!.toISOString().slice(0, 16).replace('T', ' '))
+  })
+
+  it('when a name is missing, then 400 validation_failed names the field and no key is made', async () => {
+    const before = (await t.rt.useCases.accounts.listApiKeys(a.id)).length
+    const res = await owner.post('/dashboard/api-keys', { name: '  ' }, '/dashboard/api-keys')
+    expectCode(res, 400, 'validation_failed')
+    expect(res.body).toContain('name')
+    expect(await t.rt.useCases.accounts.listApiKeys(a.id)).toHaveLength(before)
+  })
+
+  it("when another merchant's owner revokes the key, then 404 and it still works; the viewer, no CSRF, an operator: refused", async () => {
+    expect((await other.get('/dashboard/api-keys')).body).not.toContain(created.prefix)
+    expectCode(
+      await other.post(`/dashboard/api-keys/${created.id}/revoke`, {}, '/dashboard/api-keys'),
+      404,
+      'not_found',
+    )
+    await refusedToAllButOwner(`/dashboard/api-keys/${created.id}/revoke`, {}, '/dashboard/api-keys')
+    await refusedToAllButOwner('/dashboard/api-keys', { name: 'x' }, '/dashboard/api-keys')
+    expect(await api(t).as(created).newInvoice({ order_id: 'K-2', amount: 10, currency: 'RUB' })).toBeDefined()
+  })
+
+  it('when the owner revokes the key, then the API refuses it with 401 invalid_api_key', async () => {
+    const res = await owner.post(`/dashboard/api-keys/${created.id}/revoke`, {}, '/dashboard/api-keys')
+    expect(res.statusCode).toBe(200)
+    expect(res.body).toContain('The key is revoked')
+    const refused = await api(t).as(created).createInvoice({ order_id: 'K-3', amount: 10, currency: 'RUB' })
+    expect(refused.status).toBe(401)
+    expectCode(
+      await owner.post(`/dashboard/api-keys/${created.id}/revoke`, {}, '/dashboard/api-keys'),
+      404,
+      'not_found',
+    )
+  })
+})

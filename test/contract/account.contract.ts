@@ -106,6 +106,19 @@ export function describeAccountContract(ctx: ContractContext): void {
       )
     })
 
+    it('when a key is revoked for another merchant, then nothing changes; markUsed only moves last_used_at forward', async () => {
+      const store = ctx.store()
+      const m = await givenMerchant(store)
+      const other = await givenMerchant(store)
+      const key = apiKeyFixture(m.id, { name: 'checkout' })
+      await store.transaction((tx) => tx.apiKeys.insert(key))
+      expect(await store.transaction((tx) => tx.apiKeys.revoke(key.id, at(MINUTE), other.id))).toBe(false)
+      await store.apiKeys.markUsed(key.id, at(HOUR))
+      await store.apiKeys.markUsed(key.id, at(MINUTE))
+      expect(await store.apiKeys.listByMerchant(m.id)).toEqual([{ ...key, lastUsedAt: at(HOUR) }])
+      expect(await store.transaction((tx) => tx.apiKeys.revoke(key.id, at(HOUR), m.id))).toBe(true)
+    })
+
     it('when two keys have the same hash, then the second insert throws (and not as unavailable)', async () => {
       const store = ctx.store()
       const m = await givenMerchant(store)

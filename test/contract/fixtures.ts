@@ -66,8 +66,10 @@ export function apiKeyFixture(merchantId: MerchantId, over: Partial<ApiKeyRecord
     merchantId,
     hash: randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', ''),
     prefix: 'mk_abcdef',
+    name: null,
     createdAt: T0,
     revokedAt: null,
+    lastUsedAt: null,
     ...over,
   }
 }

@@ -31,8 +31,10 @@ export interface ApiKeyRow {
   merchant_id: string
   hash: string
   prefix: string
+  name: string | null
   created_at: Millis
   revoked_at: Millis | null
+  last_used_at: Millis | null
 }
 
 export interface WebhookSecretRow {
@@ -252,8 +254,10 @@ export const API_KEY_COLUMNS = [
   'merchant_id',
   'hash',
   'prefix',
+  'name',
   'created_at',
   'revoked_at',
+  'last_used_at',
 ] as const satisfies readonly (keyof ApiKeyRow)[]
 export const WEBHOOK_SECRET_COLUMNS = [
   'merchant_id',
@@ -316,8 +320,10 @@ export function apiKeyToRow(k: ApiKeyRecord): ApiKeyRow {
     merchant_id: k.merchantId,
     hash: k.hash,
     prefix: k.prefix,
+    name: k.name,
     created_at: ms(k.createdAt),
     revoked_at: msOrNull(k.revokedAt),
+    last_used_at: msOrNull(k.lastUsedAt),
   }
 }
 
@@ -327,8 +333,10 @@ export function rowToApiKey(r: Pick<ApiKeyRow, (typeof API_KEY_COLUMNS)[number]>
     merchantId: r.merchant_id as MerchantId,
     hash: r.hash,
     prefix: r.prefix,
+    name: r.name,
     createdAt: new Date(r.created_at),
     revokedAt: dateOrNull(r.revoked_at),
+    lastUsedAt: dateOrNull(r.last_used_at),
   }
 }
 

@@ -88,8 +88,10 @@ export class KyselyApiKeyRepo implements ApiKeyRepo {
           'k.merchant_id',
           'k.hash',
           'k.prefix',
+          'k.name',
           'k.created_at',
           'k.revoked_at',
+          'k.last_used_at',
           'm.name as merchant_name',
           'm.default_service as merchant_default_service',
           'm.status as merchant_status',
@@ -128,16 +130,26 @@ export class KyselyApiKeyRepo implements ApiKeyRepo {
     await this.#guard(this.#db.insertInto('api_keys').values(apiKeyToRow(key)).execute())
   }
 
-  async revoke(id: ApiKeyId, at: Date): Promise<boolean> {
-    const result = await this.#guard(
+  async revoke(id: ApiKeyId, at: Date, merchantId?: MerchantId): Promise<boolean> {
+    let query = this.#db
+      .updateTable('api_keys')
+      .set({ revoked_at: at.getTime() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+    if (merchantId !== undefined) query = query.where('merchant_id', '=', merchantId)
+    const result = await this.#guard(query.executeTakeFirst())
+    return result.numUpdatedRows > 0n
+  }
+
+  async markUsed(id: ApiKeyId, at: Date): Promise<void> {
+    await this.#guard(
       this.#db
         .updateTable('api_keys')
-        .set({ revoked_at: at.getTime() })
+        .set({ last_used_at: at.getTime() })
         .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst(),
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at.getTime())]))
+        .execute(),
     )
-    return result.numUpdatedRows > 0n
   }
 }
 
