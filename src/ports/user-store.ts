@@ -1,6 +1,6 @@
 /** The repositories of dashboard users, their links, recovery codes, sessions and sign-in throttle (docs/dashboard.md). */
 import type { MerchantId, SessionId, UserId } from '../domain/ids.js'
-import type { Session, User, UserLink } from '../domain/user.js'
+import type { Role, Session, User, UserLink } from '../domain/user.js'
 
 export interface UserReader {
   findById(id: UserId): Promise<User | undefined>
@@ -8,6 +8,8 @@ export interface UserReader {
   findByEmail(email: string): Promise<User | undefined>
   /** A merchant's users, oldest first. */
   listByMerchant(merchantId: MerchantId): Promise<User[]>
+  /** When each of the merchant's users last signed in (their latest full session's start); absent: not known. */
+  lastSignIns(merchantId: MerchantId): Promise<Map<UserId, Date>>
 }
 
 export interface UserRepo extends UserReader {
@@ -18,6 +20,17 @@ export interface UserRepo extends UserReader {
   setTotp(id: UserId, secret: string | null, enabledAt: Date | null): Promise<void>
   /** Compare-and-set: records TOTP time step `step` as used, only if it is later than the last one; false otherwise. */
   useTotpStep(id: UserId, step: number): Promise<boolean>
+  /**
+   * Makes the merchant's team changes of this transaction take turns with any other's: PostgreSQL locks the
+   * merchant's row until commit (SQLite has one writer), so two owners demoted at once cannot leave none.
+   */
+  lockTeam(merchantId: MerchantId): Promise<void>
+  /** Sets the role of the merchant's user; false when the merchant has no such user. */
+  setRole(id: UserId, merchantId: MerchantId, role: Role): Promise<boolean>
+  /** Deletes the merchant's user with their sessions, links and recovery codes; false when there is no such user. */
+  remove(id: UserId, merchantId: MerchantId): Promise<boolean>
+  /** How many owners the merchant has. */
+  countOwners(merchantId: MerchantId): Promise<number>
 }
 
 export interface UserLinkRepo {

@@ -206,3 +206,84 @@ describe('/dashboard/api-keys (docs/dashboard.md#api-keys)', () => {
     )
   })
 })
+
+describe('/dashboard/team (docs/dashboard.md#team)', () => {
+  const userId = async (email: string) =>
+    (await t.rt.useCases.users.listTeam(a.id as MerchantId)).find((m) => m.user.email === email)!.user.id
+
+  it('when the owner opens the page, then it lists the users with role, two-factor and last sign-in', async () => {
+    const res = await owner.get('/dashboard/team')
+    expect(res.statusCode).toBe(200)
+    const row = res.body.split('<tr>').find((r) => r.includes('viewer@bluemug.example'))!
+    expect(row).toMatch(/<td>viewer<\/td>\s*<td>off<\/td>\s*<td>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/td>/)
+    expect(res.body).not.toContain('owner@other.example')
+  })
+
+  it('when the owner invites a user, then the one-time link is on the page and sets their password', async () => {
+    const res = await owner.post('/dashboard/team', { email: 'new@bluemug.example', role: 'viewer' }, '/dashboard/team')
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(201)
+    expect(res.body).toContain(`user:    new@bluemug.example (viewer of merchant ${a.id})`)
+    const link = /link: {4}(http:\/\/pay\.test\/dashboard\/invite\/[A-Za-z0-9_-]+)/.exec(res.body)?.[1]
+    expect(link).toBeDefined()
+    expect((await owner.get(new URL(link!).pathname)).statusCode).toBe(200)
+    expectCode(
+      await owner.post('/dashboard/team', { email: 'new@bluemug.example', role: 'viewer' }, '/dashboard/team'),
+      400,
+      'validation_failed',
+    )
+  })
+
+  it('when the owner changes a role, then it holds at once; the last owner cannot be demoted or removed', async () => {
+    const viewerId = await userId('viewer@bluemug.example')
+    const ownerId = await userId('owner@bluemug.example')
+    const res = await owner.post(`/dashboard/team/${viewerId}/role`, { role: 'owner' }, '/dashboard/team')
+    expect(res.statusCode).toBe(303)
+    expect((await viewer.post('/dashboard/webhooks/rotate', {}, '/dashboard/webhooks')).statusCode).toBe(200)
+    await owner.post(`/dashboard/team/${viewerId}/role`, { role: 'viewer' }, '/dashboard/team')
+    expectCode(await viewer.post('/dashboard/webhooks/rotate', {}, '/dashboard/webhooks'), 403, 'forbidden')
+
+    const demote = await owner.request(
+      'POST',
+      `/dashboard/team/${ownerId}/role`,
+      { csrf: await owner.csrf('/dashboard/team'), role: 'viewer' },
+      { accept: 'text/html' },
+    )
+    expect(demote.statusCode).toBe(400)
+    expect(demote.body).toContain('the last owner can be neither removed nor made a viewer')
+    expectCode(await owner.post(`/dashboard/team/${ownerId}/remove`, {}, '/dashboard/team'), 400, 'validation_failed')
+    expect((await owner.get('/dashboard/team')).statusCode).toBe(200)
+  })
+
+  it("when another merchant's owner acts on these users, then 404; a viewer, no CSRF, an operator: refused", async () => {
+    const viewerId = await userId('viewer@bluemug.example')
+    expectCode(
+      await other.post(`/dashboard/team/${viewerId}/role`, { role: 'owner' }, '/dashboard/team'),
+      404,
+      'not_found',
+    )
+    expectCode(await other.post(`/dashboard/team/${viewerId}/remove`, {}, '/dashboard/team'), 404, 'not_found')
+    await refusedToAllButOwner(`/dashboard/team/${viewerId}/role`, { role: 'owner' }, '/dashboard/team')
+    await refusedToAllButOwner(`/dashboard/team/${viewerId}/remove`, {}, '/dashboard/team')
+    await refusedToAllButOwner('/dashboard/team', { email: 'x@bluemug.example', role: 'viewer' }, '/dashboard/team')
+  })
+
+  it('when the owner removes a user, then their session is gone at once and the address can be invited again', async () => {
+    const gone = await signedIn(t, { merchantId: a.id, email: 'leaving@bluemug.example', role: 'viewer' })
+    expect((await gone.get('/dashboard/team')).statusCode).toBe(200)
+    const res = await owner.post(
+      `/dashboard/team/${await userId('leaving@bluemug.example')}/remove`,
+      {},
+      '/dashboard/team',
+    )
+    expect(res.statusCode).toBe(303)
+    const after = await gone.get('/dashboard/team')
+    expect([after.statusCode, after.headers.location]).toEqual([303, '/dashboard/sign-in'])
+    expect((await owner.get('/dashboard/team')).body).not.toContain('leaving@bluemug.example')
+    const again = await owner.post(
+      '/dashboard/team',
+      { email: 'leaving@bluemug.example', role: 'viewer' },
+      '/dashboard/team',
+    )
+    expect(again.statusCode).toBe(201)
+  })
+})

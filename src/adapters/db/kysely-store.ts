@@ -59,7 +59,7 @@ function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: Q
     attempts: new KyselyAttemptRepo(db, guard, dialect),
     evm: new KyselyEvmRepo(db, guard, dialect),
     adminTokens: new KyselyAdminTokenRepo(db, guard),
-    users: new KyselyUserRepo(db, guard),
+    users: new KyselyUserRepo(db, guard, dialect),
     userLinks: new KyselyUserLinkRepo(db, guard),
     recoveryCodes: new KyselyRecoveryCodeRepo(db, guard),
     sessions: new KyselySessionRepo(db, guard),

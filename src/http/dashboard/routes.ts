@@ -15,6 +15,7 @@ import { csrfFailed, dashboardContext, fieldOf, sameToken } from './context.js'
 import { invoicesPages } from './pages/invoices.js'
 import { clearedCookie, SESSION_COOKIE } from './cookies.js'
 import { apiKeysPages } from './pages/api-keys.js'
+import { teamPages } from './pages/team.js'
 import { webhooksPages } from './pages/webhooks.js'
 import { appPage } from './shell.js'
 import { STRINGS } from './strings.js'
@@ -219,5 +220,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     await invoicesPages(scope, ctx)
     await webhooksPages(scope, ctx)
     await apiKeysPages(scope, ctx)
+    await teamPages(scope, ctx)
   })
 }

@@ -1,9 +1,12 @@
 /** Dashboard users: invitations, passwords, sign-in, sessions, two-factor (docs/dashboard.md). */
 import { authenticateSession } from '../../app/authenticate-session.js'
+import { changeUserRole } from '../../app/change-user-role.js'
 import type { AppDeps } from '../../app/deps.js'
 import { beginTotpEnrolment, confirmTotpEnrolment } from '../../app/enrol-totp.js'
 import { inviteUser } from '../../app/invite-user.js'
 import { purgeDashboardRecords } from '../../app/purge-dashboard-records.js'
+import { listTeam } from '../../app/list-team.js'
+import { removeUser } from '../../app/remove-user.js'
 import { resetPassword } from '../../app/reset-password.js'
 import { readLink, setPassword } from '../../app/set-password.js'
 import { signIn } from '../../app/sign-in.js'
@@ -23,5 +26,9 @@ export function bindUserUseCases(deps: AppDeps) {
     beginTotpEnrolment: beginTotpEnrolment.bind(null, deps),
     confirmTotpEnrolment: confirmTotpEnrolment.bind(null, deps),
     purge: purgeDashboardRecords.bind(null, deps),
+    /** The dashboard's team page (docs/dashboard.md#team). */
+    listTeam: listTeam.bind(null, deps),
+    changeRole: changeUserRole.bind(null, deps),
+    remove: removeUser.bind(null, deps),
   }
 }

@@ -9,7 +9,7 @@ import type {
   UserLinkRepo,
   UserRepo,
 } from '../../../ports/user-store.js'
-import type { Database, SessionRow, UserLinkRow, UserRow } from '../schema.js'
+import type { Database, SessionRow, SqlDialect, UserLinkRow, UserRow } from '../schema.js'
 import type { Guard } from '../unavailable.js'
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms))
@@ -42,9 +42,11 @@ const toUser = (r: Pick<UserRow, (typeof USER_COLUMNS)[number]>): User => ({
 abstract class Repo {
   protected readonly db: Kysely<Database>
   protected readonly guard: Guard
-  constructor(db: Kysely<Database>, guard: Guard) {
+  protected readonly dialect: SqlDialect
+  constructor(db: Kysely<Database>, guard: Guard, dialect: SqlDialect = 'sqlite') {
     this.db = db
     this.guard = guard
+    this.dialect = dialect
   }
 }
 
@@ -74,6 +76,66 @@ export class KyselyUserRepo extends Repo implements UserRepo {
         .execute(),
     )
     return rows.map(toUser)
+  }
+
+  async lastSignIns(merchantId: MerchantId): Promise<Map<UserId, Date>> {
+    const rows = await this.guard(
+      this.db
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select(['s.user_id', (eb) => eb.fn.max('s.created_at').as('at')])
+        .where('u.merchant_id', '=', merchantId)
+        .where('s.stage', '=', 'full')
+        .groupBy('s.user_id')
+        .execute(),
+    )
+    // PostgreSQL returns max(bigint) as text
+    return new Map(rows.map((r) => [r.user_id as UserId, new Date(Number(r.at))]))
+  }
+
+  async lockTeam(merchantId: MerchantId): Promise<void> {
+    if (this.dialect !== 'postgres') return
+    await this.guard(this.db.selectFrom('merchants').select('id').where('id', '=', merchantId).forUpdate().execute())
+  }
+
+  async setRole(id: UserId, merchantId: MerchantId, role: Role): Promise<boolean> {
+    const r = await this.guard(
+      this.db
+        .updateTable('users')
+        .set({ role })
+        .where('id', '=', id)
+        .where('merchant_id', '=', merchantId)
+        .executeTakeFirst(),
+    )
+    return r.numUpdatedRows > 0n
+  }
+
+  async remove(id: UserId, merchantId: MerchantId): Promise<boolean> {
+    const user = await this.guard(
+      this.db
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', id)
+        .where('merchant_id', '=', merchantId)
+        .executeTakeFirst(),
+    )
+    if (user === undefined) return false
+    for (const table of ['sessions', 'user_links', 'recovery_codes'] as const)
+      await this.guard(this.db.deleteFrom(table).where('user_id', '=', id).execute())
+    await this.guard(this.db.deleteFrom('users').where('id', '=', id).execute())
+    return true
+  }
+
+  async countOwners(merchantId: MerchantId): Promise<number> {
+    const row = await this.guard(
+      this.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('merchant_id', '=', merchantId)
+        .where('role', '=', 'owner')
+        .executeTakeFirstOrThrow(),
+    )
+    return Number(row.n)
   }
 
   async insert(u: User): Promise<'inserted' | 'email_taken'> {
