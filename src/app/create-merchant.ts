@@ -1,8 +1,7 @@
 import { validationFailed } from '../domain/errors.js'
 import type { ApiKeyId, MerchantId } from '../domain/ids.js'
-import { findService } from '../domain/catalog.js'
 import type { Merchant } from '../domain/merchant.js'
-import { insertKey, type MerchantDeps } from './merchant-records.js'
+import { insertKey, merchantSettingsProblem, type MerchantDeps } from './merchant-records.js'
 
 export interface CreatedMerchant {
   readonly merchant: Merchant
@@ -17,16 +16,9 @@ export async function createMerchant(
   input: { name: string; defaultService?: string | undefined },
 ): Promise<CreatedMerchant> {
   const name = input.name.trim()
-  if (name === '' || name.length > 200)
-    throw validationFailed([{ field: 'name', message: 'must be 1 to 200 characters' }])
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name))
-    throw validationFailed([{ field: 'name', message: 'must not contain control characters' }])
   const defaultService = input.defaultService ?? deps.catalog.services[0]?.name ?? 'card'
-  if (findService(deps.catalog, defaultService) === undefined) {
-    const names = deps.catalog.services.map((s) => s.name).join(', ')
-    throw validationFailed([{ field: 'default_service', message: `must be one of: ${names}` }])
-  }
+  const problem = merchantSettingsProblem(deps, name, defaultService)
+  if (problem !== undefined) throw validationFailed([problem])
   const now = deps.clock.now()
   const merchant: Merchant = { id: deps.newId() as MerchantId, name, defaultService, status: 'active', createdAt: now }
   const webhookSecret = deps.secrets.newWebhookSecret()

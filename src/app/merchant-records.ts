@@ -1,4 +1,5 @@
-import { AppError } from '../domain/errors.js'
+import { findService } from '../domain/catalog.js'
+import { AppError, type FieldError } from '../domain/errors.js'
 import type { ApiKeyId, MerchantId } from '../domain/ids.js'
 import type { ApiKeyRecord } from '../domain/merchant.js'
 import type { Tx } from '../ports/store.js'
@@ -38,4 +39,23 @@ export async function insertKey(
 
 export function merchantNotFound(id: string): AppError {
   return new AppError('not_found', `no merchant ${id}`)
+}
+
+/**
+ * What is wrong with a merchant's name (trimmed) or default service, first found first; undefined when both are
+ * acceptable. The CLI's `merchant create`, the admin API and the dashboard's settings page check the same way.
+ */
+export function merchantSettingsProblem(
+  deps: Pick<MerchantDeps, 'catalog'>,
+  name: string,
+  defaultService: string,
+): FieldError | undefined {
+  if (name === '' || name.length > 200) return { field: 'name', message: 'must be 1 to 200 characters' }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) return { field: 'name', message: 'must not contain control characters' }
+  if (findService(deps.catalog, defaultService) === undefined) {
+    const names = deps.catalog.services.map((s) => s.name).join(', ')
+    return { field: 'default_service', message: `must be one of: ${names}` }
+  }
+  return undefined
 }

@@ -86,6 +86,8 @@ export interface MerchantReader {
 export interface MerchantRepo extends MerchantReader {
   insert(merchant: Merchant): Promise<void>
   setStatus(id: MerchantId, status: MerchantStatus): Promise<boolean>
+  /** Sets the name shown on the payment page and the default service; false when there is no such merchant. */
+  setSettings(id: MerchantId, settings: Pick<Merchant, 'name' | 'defaultService'>): Promise<boolean>
 }
 
 export interface ApiKeyReader {

@@ -287,3 +287,47 @@ describe('/dashboard/team (docs/dashboard.md#team)', () => {
     expect(again.statusCode).toBe(201)
   })
 })
+
+describe('/dashboard/settings (docs/dashboard.md#settings)', () => {
+  it('when the owner saves a name and a service, then the payment page shows the name; bad values → 400 naming the field', async () => {
+    const res = await owner.post(
+      '/dashboard/settings',
+      { name: ' Blue Mug Roasters ', default_service: 'card' },
+      '/dashboard/settings',
+    )
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200)
+    expect(res.body).toContain('Settings saved.')
+    expect((await merchantOf(a)).name).toBe('Blue Mug Roasters')
+    const id = await api(t).as(a).newInvoice({ order_id: 'S-1', amount: 10, currency: 'RUB' })
+    expect((await t.app.inject({ method: 'GET', url: `/pay/${id}` })).body).toContain('Blue Mug Roasters')
+
+    const badName = await owner.post(
+      '/dashboard/settings',
+      { name: '', default_service: 'card' },
+      '/dashboard/settings',
+    )
+    expectCode(badName, 400, 'validation_failed')
+    expect(JSON.parse(badName.body).errors).toEqual([{ field: 'name', message: 'must be 1 to 200 characters' }])
+    const badService = await owner.post(
+      '/dashboard/settings',
+      { name: 'X', default_service: 'nope' },
+      '/dashboard/settings',
+    )
+    expectCode(badService, 400, 'validation_failed')
+    expect(JSON.parse(badService.body).errors[0].field).toBe('default_service')
+    expect((await merchantOf(a)).name).toBe('Blue Mug Roasters')
+  })
+
+  it('when another merchant, a viewer, a form without CSRF or an operator saves, then nothing of this merchant changes', async () => {
+    expect((await other.get('/dashboard/settings')).body).toContain('value="Other Shop"')
+    await other.post('/dashboard/settings', { name: 'Hijacked', default_service: 'card' }, '/dashboard/settings')
+    expect((await merchantOf(a)).name).toBe('Blue Mug Roasters')
+    expect((await viewer.get('/dashboard/settings')).body).toContain('disabled')
+    await refusedToAllButOwner(
+      '/dashboard/settings',
+      { name: 'Viewer', default_service: 'card' },
+      '/dashboard/settings',
+    )
+    expect((await merchantOf(a)).name).toBe('Blue Mug Roasters')
+  })
+})

@@ -15,6 +15,7 @@ import { csrfFailed, dashboardContext, fieldOf, sameToken } from './context.js'
 import { invoicesPages } from './pages/invoices.js'
 import { clearedCookie, SESSION_COOKIE } from './cookies.js'
 import { apiKeysPages } from './pages/api-keys.js'
+import { settingsPages } from './pages/settings.js'
 import { teamPages } from './pages/team.js'
 import { webhooksPages } from './pages/webhooks.js'
 import { appPage } from './shell.js'
@@ -221,5 +222,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     await webhooksPages(scope, ctx)
     await apiKeysPages(scope, ctx)
     await teamPages(scope, ctx)
+    await settingsPages(scope, ctx)
   })
 }

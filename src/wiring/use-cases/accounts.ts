@@ -10,6 +10,7 @@ import { revokeApiKey } from '../../app/revoke-api-key.js'
 import { rotateWebhookSecret, webhookSecretGraceEnd } from '../../app/rotate-webhook-secret.js'
 import { setMerchantStatus } from '../../app/set-merchant-status.js'
 import { setPayoutAddress } from '../../app/set-payout-address.js'
+import { updateMerchantSettings } from '../../app/update-merchant-settings.js'
 
 /** `keyCacheTtl`: KEY_CACHE_TTL, how long a found API key is trusted without the database. */
 export function bindAccountUseCases(deps: AppDeps, keyCacheTtl: number) {
@@ -26,5 +27,9 @@ export function bindAccountUseCases(deps: AppDeps, keyCacheTtl: number) {
     webhookSecretGraceEnd: webhookSecretGraceEnd.bind(null, deps),
     ensureDemoMerchant: ensureDemoMerchant.bind(null, deps),
     setPayoutAddress: setPayoutAddress.bind(null, deps),
+    /** The dashboard's settings page (docs/dashboard.md#settings). */
+    updateSettings: updateMerchantSettings.bind(null, deps),
+    /** The services a merchant may make its default. */
+    services: () => deps.catalog.services.map((s) => s.name),
   }
 }

@@ -60,6 +60,17 @@ export class KyselyMerchantRepo implements MerchantRepo {
     await this.#guard(this.#db.insertInto('merchants').values(merchantToRow(merchant)).execute())
   }
 
+  async setSettings(id: MerchantId, settings: Pick<Merchant, 'name' | 'defaultService'>): Promise<boolean> {
+    const result = await this.#guard(
+      this.#db
+        .updateTable('merchants')
+        .set({ name: settings.name, default_service: settings.defaultService })
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    )
+    return result.numUpdatedRows > 0n
+  }
+
   async setStatus(id: MerchantId, status: MerchantStatus): Promise<boolean> {
     const result = await this.#guard(
       this.#db.updateTable('merchants').set({ status }).where('id', '=', id).executeTakeFirst(),
