@@ -331,3 +331,18 @@ describe('/dashboard/settings (docs/dashboard.md#settings)', () => {
     expect((await merchantOf(a)).name).toBe('Blue Mug Roasters')
   })
 })
+
+describe('the account pages in Russian (docs/dashboard.md#pages)', () => {
+  it('when ?lang=ru is asked for, then each page answers in Russian', async () => {
+    for (const [path, title] of [
+      ['/dashboard/webhooks', 'Журнал доставки'],
+      ['/dashboard/api-keys', 'API-ключи'],
+      ['/dashboard/team', 'Пригласить пользователя'],
+      ['/dashboard/settings', 'Название на странице оплаты'],
+    ] as const) {
+      const res = await owner.get(`${path}?lang=ru`)
+      expect([res.statusCode, res.body.includes(title)], path).toEqual([200, true])
+      expect(res.body).toContain('<html lang="ru">')
+    }
+  })
+})
