@@ -14,6 +14,7 @@ import { apiSecurityHeadersOff } from '../plugins/request-id.js'
 import { csrfFailed, dashboardContext, fieldOf, sameToken } from './context.js'
 import { invoicesPages } from './pages/invoices.js'
 import { clearedCookie, SESSION_COOKIE } from './cookies.js'
+import { consolePages } from './pages/console.js'
 import { appPage } from './shell.js'
 import { STRINGS } from './strings.js'
 import {
@@ -162,6 +163,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     scope.get('/dashboard', { schema: { hide: true } }, async (request, reply) => {
       const who = await signedIn(request, reply)
       if (who === undefined) return reply
+      if (who.merchant === null) return redirect(reply, '/dashboard/console') // an operator's is the console
       const p = pageOf(request)
       const t = STRINGS[p.lang]
       const section = who.user.role === 'admin' ? 'console' : 'overview'
@@ -215,5 +217,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     })
 
     await invoicesPages(scope, ctx)
+    await consolePages(scope, ctx)
   })
 }

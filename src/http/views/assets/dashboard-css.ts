@@ -68,4 +68,14 @@ ol.timeline{list-style:none;margin:0;padding:0 0 0 1rem;border-left:2px solid #d
 ol.timeline li{margin:0 0 .5rem;position:relative}
 ol.timeline li::before{content:"";position:absolute;left:-1.4rem;top:.45rem;width:.625rem;height:.625rem;border-radius:50%;background:#1d4ed8}
 ol.attempts{margin:0;padding:0 0 0 1.25rem}
+nav.tabs ul{list-style:none;margin:0 0 1.25rem;padding:0;display:flex;flex-wrap:wrap;gap:.5rem;border-bottom:1px solid #d1d5db}
+nav.tabs a{display:block;padding:.5rem .75rem;color:#1f2937;text-decoration:none;border-bottom:3px solid transparent}
+nav.tabs a:hover{color:#1d4ed8}
+nav.tabs a[aria-current=page]{border-bottom-color:#1d4ed8;color:#1d4ed8;font-weight:600}
+h3{margin:1.25rem 0 .5rem;font-size:1rem}
+form.filters .grow{flex:1 1 20rem;margin:0}
+form.filters .grow input{width:100%}
+form.filters p{margin:0}
+form.filters small{display:block;margin-top:.25rem}
+dl.grid.stat{margin:0 0 .75rem}
 `
