@@ -43,6 +43,8 @@ export interface HttpDeps {
   readonly admin: UseCases['admin']
   /** Dashboard users and their sessions (docs/dashboard.md). */
   readonly users: UseCases['users']
+  /** The operator console's reads across every merchant (docs/dashboard.md#operator-console). */
+  readonly console: UseCases['console']
   /** Per-key and failed-authentication limits (docs/api.md#limits). */
   readonly rateLimiter: RateLimiter
   readonly invoices: InvoiceUseCases

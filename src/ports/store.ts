@@ -11,6 +11,7 @@ import type {
 } from '../domain/delivery.js'
 import type { ApiKeyRecord, Merchant, MerchantStatus, WebhookSecret } from '../domain/merchant.js'
 import type { PaymentAttempt } from '../domain/payment-attempt.js'
+import type { ConsoleReader } from './console-store.js'
 import type { EvmRepo } from './evm-store.js'
 import type {
   RecoveryCodeRepo,
@@ -314,6 +315,8 @@ export interface Store {
   /** Sessions are read on every dashboard request, outside a transaction. */
   readonly sessions: Pick<SessionRepo, 'findByHash' | 'touch'>
   readonly refunds: RefundReader
+  /** The operator console's reads across every merchant (docs/dashboard.md#operator-console). */
+  readonly console: ConsoleReader
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
   /**

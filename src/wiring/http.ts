@@ -29,6 +29,7 @@ export async function createHttpApp(
       accounts: useCases.accounts,
       admin: useCases.admin,
       users: useCases.users,
+      console: useCases.console,
       rateLimiter,
       invoices: useCases.invoices,
       payments: useCases.payments,

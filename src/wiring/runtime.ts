@@ -160,6 +160,7 @@ export async function createRuntime(config: Config, overrides: RuntimeOverrides 
     logger,
     metricsRegistry: webhookMetrics.registry,
     providerMetrics: createProviderMetrics(webhookMetrics.registry, {
+      now: () => clock.now(),
       dueStats: async () => {
         const now = clock.now()
         const { due, oldestDueAt } = await store.attempts.dueStats(now)

@@ -6,6 +6,7 @@
 import type { AppDeps } from '../app/deps.js'
 import { bindAccountUseCases } from './use-cases/accounts.js'
 import { bindAdminUseCases } from './use-cases/admin.js'
+import { bindConsoleUseCases } from './use-cases/console.js'
 import { bindUserUseCases } from './use-cases/users.js'
 import { bindInvoiceUseCases, bindPaymentUseCases, bindSweeps } from './use-cases/invoices.js'
 import { bindRefundUseCases } from './use-cases/refunds.js'
@@ -22,6 +23,7 @@ export function bindUseCases(deps: AppDeps, opts: { keyCacheTtl: number }) {
     accounts: bindAccountUseCases(deps, opts.keyCacheTtl),
     admin: bindAdminUseCases(deps),
     users: bindUserUseCases(deps),
+    console: bindConsoleUseCases(deps),
   }
 }
 

@@ -54,9 +54,13 @@ export class DashboardClient {
     return this.request('GET', url, undefined, headers)
   }
 
-  /** The CSRF token of the (first) form on the page at `url`. */
+  /** The CSRF token of the (first) form on the page at `url` (after a redirect to another dashboard page). */
   async csrf(url: string): Promise<string> {
-    const res = await this.request('GET', url)
+    let res = await this.request('GET', url)
+    // an operator's /dashboard is the console: follow the one redirect within the dashboard
+    const to = res.headers.location
+    if (res.statusCode === 303 && typeof to === 'string' && to.startsWith('/dashboard/') && !to.includes('sign-in'))
+      res = await this.request('GET', to)
     const token = /name="csrf" value="([^"]+)"/.exec(res.body)?.[1]
     expect(token, `${url}: ${res.statusCode} ${res.body.slice(0, 200)}`).toBeDefined()
     return token!

@@ -7,6 +7,7 @@ import type { Invoice } from '../../domain/invoice.js'
 import type { Store, Tx } from '../../ports/store.js'
 import { KyselyApiKeyRepo, KyselyMerchantRepo, KyselyWebhookSecretRepo } from './repositories/account-repos.js'
 import { KyselyAdminTokenRepo } from './repositories/admin-token-repo.js'
+import { KyselyConsoleReader } from './repositories/console-reads.js'
 import {
   KyselyRecoveryCodeRepo,
   KyselySessionRepo,
@@ -99,6 +100,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
     users: top.users,
     sessions: top.sessions,
     refunds: top.refunds,
+    console: new KyselyConsoleReader(db, guard),
     ...(opts.standaloneInserts === true ? { insertInvoice: (inv: Invoice) => top.invoices.insert(inv) } : {}),
 
     async migrate() {

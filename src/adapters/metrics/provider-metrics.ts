@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client'
-import type { ProviderMetrics } from '../../ports/provider-metrics.js'
+import type { ProviderMetrics, ProviderNotificationStats } from '../../ports/provider-metrics.js'
 import { scrapeRead } from './scrape-read.js'
 
 /**
@@ -8,7 +8,7 @@ import { scrapeRead } from './scrape-read.js'
  */
 export function createProviderMetrics(
   registry: Registry,
-  opts: { dueStats: () => Promise<{ due: number; oldestDueAgeSeconds: number }> },
+  opts: { dueStats: () => Promise<{ due: number; oldestDueAgeSeconds: number }>; now: () => Date },
 ): ProviderMetrics {
   const notifications = new Counter({
     name: 'provider_notifications_total',
@@ -36,5 +36,19 @@ export function createProviderMetrics(
       if (s !== undefined) this.set(s.oldestDueAgeSeconds)
     },
   })
-  return { notification: (provider, result) => notifications.inc({ provider, result }) }
+  // the console's figures (docs/dashboard.md#operator-console), kept beside the counter: prom-client's are read asynchronously
+  const seen = new Map<string, { -readonly [K in keyof ProviderNotificationStats]: ProviderNotificationStats[K] }>()
+  return {
+    notification: (provider, result) => {
+      notifications.inc({ provider, result })
+      let s = seen.get(provider)
+      if (s === undefined) {
+        s = { provider, accepted: 0, refused: 0, unknown: 0, lastAcceptedAt: null }
+        seen.set(provider, s)
+      }
+      s[result] += 1
+      if (result === 'accepted') s.lastAcceptedAt = opts.now()
+    },
+    snapshot: () => [...seen.values()].map((s) => ({ ...s })),
+  }
 }

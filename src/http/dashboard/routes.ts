@@ -18,6 +18,7 @@ import { apiKeysPages } from './pages/api-keys.js'
 import { settingsPages } from './pages/settings.js'
 import { teamPages } from './pages/team.js'
 import { webhooksPages } from './pages/webhooks.js'
+import { consolePages } from './pages/console.js'
 import { appPage } from './shell.js'
 import { STRINGS } from './strings.js'
 import {
@@ -166,6 +167,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     scope.get('/dashboard', { schema: { hide: true } }, async (request, reply) => {
       const who = await signedIn(request, reply)
       if (who === undefined) return reply
+      if (who.merchant === null) return redirect(reply, '/dashboard/console') // an operator's is the console
       const p = pageOf(request)
       const t = STRINGS[p.lang]
       const section = who.user.role === 'admin' ? 'console' : 'overview'
@@ -223,5 +225,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     await apiKeysPages(scope, ctx)
     await teamPages(scope, ctx)
     await settingsPages(scope, ctx)
+    await consolePages(scope, ctx)
   })
 }

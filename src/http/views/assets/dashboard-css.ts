@@ -78,4 +78,14 @@ input[type=url]{font:inherit;padding:.4375rem .5rem;border:1px solid #6b7280;bor
 .actions form{margin:0}
 .actions select{min-height:2.25rem}
 .btn-small{min-height:2.25rem;padding:.25rem .75rem}
+nav.tabs ul{list-style:none;margin:0 0 1.25rem;padding:0;display:flex;flex-wrap:wrap;gap:.5rem;border-bottom:1px solid #d1d5db}
+nav.tabs a{display:block;padding:.5rem .75rem;color:#1f2937;text-decoration:none;border-bottom:3px solid transparent}
+nav.tabs a:hover{color:#1d4ed8}
+nav.tabs a[aria-current=page]{border-bottom-color:#1d4ed8;color:#1d4ed8;font-weight:600}
+h3{margin:1.25rem 0 .5rem;font-size:1rem}
+form.filters .grow{flex:1 1 20rem;margin:0}
+form.filters .grow input{width:100%}
+form.filters p{margin:0}
+form.filters small{display:block;margin-top:.25rem}
+dl.grid.stat{margin:0 0 .75rem}
 `

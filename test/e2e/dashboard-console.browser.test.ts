@@ -1,0 +1,195 @@
+/**
+ * The operator console in a real browser (docs/dashboard.md#operator-console): an operator signs in → the console →
+ * merchants → a merchant → creates a merchant → disables and enables it → looks up an invoice → its page → health.
+ * No CSP violation or script error; axe finds no serious or critical violation on any page; screenshots written to
+ * docs/ with UPDATE_SCREENSHOTS=1.
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClaimShare } from '../../src/domain/delivery.js'
+import { api } from '../helpers/api.js'
+import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/browser.js'
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { FAST_PASSWORDS, TEST_PASSWORD } from '../helpers/dashboard.js'
+import { freePort } from '../helpers/free-port.js'
+
+const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
+const DESKTOP: BrowserContextOptions = {
+  viewport: { width: 1100, height: 800 },
+  deviceScaleFactor: 1,
+  timezoneId: 'UTC',
+}
+const EMAIL = 'ops@payments.example'
+
+describe.skipIf(browserSkipReason !== undefined)('the operator console in a real browser', () => {
+  let t: TestApp
+  let browser: Browser
+  let origin: string
+  let paidId: string
+  const dir = UPDATE_SCREENSHOTS ? 'docs' : mkdtempSync(join(tmpdir(), 'console-shots-'))
+
+  beforeAll(async () => {
+    const port = await freePort()
+    origin = `http://127.0.0.1:${port}`
+    t = await buildTestApp(
+      {
+        PUBLIC_URL: origin,
+        SERVICE_FEES: 'card=2.5%,sbp=0.4%+1.00',
+        SERVICES: 'card,sbp:RUB',
+        CALLBACK_ALLOW_HTTP: 'true',
+      },
+      { passwords: FAST_PASSWORDS },
+    )
+    await t.app.listen({ port, host: '127.0.0.1' })
+    browser = await launchBrowser()
+    mkdirSync(dir, { recursive: true })
+
+    // a small installation: two merchants, a paid invoice whose webhook keeps failing, acquirer notifications
+    const mug = await t.merchant('Blue Mug Coffee Roasters')
+    const socks = await t.merchant('Nordic Socks', 'sbp')
+    await t.rt.useCases.users.invite({ merchantId: mug.id, email: 'owner@bluemug.example' })
+    await t.rt.useCases.users.invite({ merchantId: mug.id, email: 'books@bluemug.example', role: 'viewer' })
+    paidId = await api(t).as(mug).newInvoice({
+      order_id: 'ORDER-1042',
+      amount: '1250.00',
+      currency: 'RUB',
+      callback_url: 'http://shop.bluemug.example/hooks/payments',
+    })
+    await api(t).simulate(paidId, { outcome: 'paid' })
+    await api(t).as(mug).newInvoice({ order_id: 'ORDER-1043', amount: '390.00', currency: 'RUB' })
+    await api(t).as(socks).newInvoice({ order_id: 'ORDER-1042', amount: '15.00', currency: 'RUB' })
+    t.clock.advance(600)
+    const now = t.clock.now()
+    await t.rt.store.transaction(async (tx) => {
+      const share: ClaimShare = {
+        limit: 10,
+        perMerchant: 10,
+        perUnproven: 10,
+        inFlight: new Map(),
+        answering: new Set(),
+      }
+      for (const claim of await tx.deliveries.claimDue(now, new Date(now.getTime() + 60_000), share)) {
+        await tx.deliveries.addAttempt(claim.id, {
+          id: crypto.randomUUID(),
+          at: now,
+          statusCode: 502,
+          latencyMs: 84,
+          error: 'answered 502',
+        })
+        await tx.deliveries.settle(claim, { status: 'pending', attemptCount: 1, nextAttemptAt: now, updatedAt: now })
+      }
+    })
+    t.clock.advance(300)
+    for (const result of ['accepted', 'accepted', 'accepted', 'refused', 'unknown'] as const)
+      t.rt.providerMetrics.notification('stripe', result)
+    t.rt.providerMetrics.notification('yookassa', 'refused')
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  async function axe(context: BrowserContext, url: string): Promise<void> {
+    const audit = await browser.newContext({ ...DESKTOP, bypassCSP: true })
+    await audit.addCookies(await context.cookies())
+    const page = await audit.newPage()
+    await page.goto(url)
+    expect({ url, violations: await seriousViolations(page) }).toEqual({ url, violations: [] })
+    await audit.close()
+  }
+
+  const shot = (page: Page, name: string) => page.screenshot({ fullPage: true, path: join(dir, `${name}.png`) })
+
+  it('when an operator signs in, then each console page works and a merchant is created, disabled, enabled and an invoice found', async () => {
+    const link = await t.rt.useCases.users.invite({ admin: true, email: EMAIL })
+    const context = await browser.newContext({ ...DESKTOP, locale: 'en-US' })
+    const page = await context.newPage()
+    page.setDefaultTimeout(10_000)
+    const errors: string[] = []
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(msg.text())
+    })
+    page.on('pageerror', (err) => errors.push(err.message))
+
+    await page.goto(link.url)
+    await page.getByLabel('New password (at least 12 characters)').fill(TEST_PASSWORD)
+    await page.getByRole('button', { name: 'Set password' }).click()
+    await page.getByLabel('Email').fill(EMAIL)
+    await page.getByLabel('Password').fill(TEST_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Operator console', level: 1 }).waitFor()
+    expect(new URL(page.url()).pathname).toBe('/dashboard/console')
+    await axe(context, page.url())
+    await shot(page, 'dashboard-console-en')
+
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Merchants' }).click()
+    await page.getByRole('heading', { name: 'Merchants', level: 1 }).waitFor()
+    await axe(context, page.url())
+
+    // create a merchant: its key is shown once
+    await page.getByLabel('Name').fill('Harbour Books')
+    await page.getByLabel('Default service').selectOption('card')
+    await page.getByRole('button', { name: 'Create' }).click()
+    await page.getByText('Merchant created.').waitFor()
+    const key = await page.locator('dt:has-text("API key") + dd code').textContent()
+    expect(key).toMatch(/^mk_/)
+    expect(
+      (await api(t).as({ apiKey: key! }).createInvoice({ order_id: 'HB-1', amount: '9.99', currency: 'RUB' })).status,
+    ).toBe(201)
+
+    // disable it from the list, then enable it again
+    const row = page.getByRole('row', { name: /Harbour Books/ })
+    await row.getByRole('button', { name: 'Disable Harbour Books' }).click()
+    await page.getByText('Merchant disabled').waitFor()
+    await expect.poll(() => page.getByRole('row', { name: /Harbour Books/ }).textContent()).toContain('disabled')
+    expect(
+      (await api(t).as({ apiKey: key! }).createInvoice({ order_id: 'HB-2', amount: '9.99', currency: 'RUB' })).status,
+    ).toBe(403)
+    await page
+      .getByRole('row', { name: /Harbour Books/ })
+      .getByRole('button', { name: 'Enable Harbour Books' })
+      .click()
+    await page.getByText('Merchant enabled.').waitFor()
+    await shot(page, 'dashboard-console-merchants-en')
+
+    // a merchant's page
+    await page.getByRole('link', { name: 'Blue Mug Coffee Roasters' }).click()
+    await page.getByRole('heading', { name: 'Blue Mug Coffee Roasters', level: 1 }).waitFor()
+    await page.getByText('books@bluemug.example').waitFor()
+    await axe(context, page.url())
+
+    // look up an order_id held by two merchants, then open one invoice
+    await page
+      .getByRole('navigation', { name: 'Console sections' })
+      .getByRole('link', { name: 'Invoice lookup' })
+      .click()
+    await page.getByRole('searchbox', { name: 'Search' }).fill('ORDER-1042')
+    await page.getByRole('button', { name: 'Find' }).click()
+    await page.getByText('2 invoices found.').waitFor()
+    await axe(context, page.url())
+    await page
+      .getByRole('row', { name: /Blue Mug/ })
+      .getByRole('link', { name: 'ORDER-1042' })
+      .click()
+    await page.getByRole('heading', { name: 'Invoice ORDER-1042', level: 1 }).waitFor()
+    await page.getByText('invoice.paid').first().waitFor()
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/console/invoices/${paidId}`)
+    await axe(context, page.url())
+
+    await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Health' }).click()
+    await page.getByRole('heading', { name: 'Health', level: 1 }).waitFor()
+    await page.getByText('http://shop.bluemug.example/hooks/payments').waitFor()
+    await axe(context, page.url())
+    await shot(page, 'dashboard-console-health-en')
+
+    // Russian
+    await page.getByRole('link', { name: 'Русский' }).click()
+    await page.getByRole('heading', { name: 'Состояние', level: 1 }).waitFor()
+    await axe(context, page.url())
+    expect(errors).toEqual([])
+    await context.close()
+  }, 120_000)
+})
