@@ -4,12 +4,18 @@
  * invoices and refunds; also when payments and refunds race over real sockets. SQLite and (project postgres) PostgreSQL.
  */
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventId, InvoiceId, MerchantId } from '../../src/domain/ids.js'
 import { transition } from '../../src/domain/invoice.js'
 import type { Minor } from '../../src/domain/money.js'
 import { api, expectStatus } from '../helpers/api.js'
-import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { buildTestApp, TEST_DB, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { dayOf } from '../../src/domain/daily-totals.js'
 import { expectTotalsMatch, kept } from '../helpers/daily-totals.js'
 
 describe('daily totals (docs/dashboard.md#daily-totals)', () => {
@@ -156,5 +162,50 @@ describe('daily totals (docs/dashboard.md#daily-totals)', () => {
     expect(refunds.every((s) => s === 201)).toBe(true)
     await expectTotalsMatch(t, m.id as MerchantId)
     expect(Object.values(await kept(t, m.id)).reduce((s, r) => s + r.refundedAmount, 0)).toBe(6000)
+  })
+
+  it('when migration 009 runs on a database that has invoices and refunds already, then it fills the totals from them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'daily-totals-'))
+    const file = join(dir, 'backfill.db')
+    const u = await buildTestApp(TEST_DB === 'sqlite' ? { DATABASE_URL: `sqlite:${file}` } : {})
+    try {
+      const m = await u.merchant()
+      const shop = api(u).as(m)
+      const paid = await shop.newInvoice({ amount: '40.00', currency: 'RUB' })
+      expectStatus(await api(u).simulate(paid, { outcome: 'paid' }), 200)
+      expectStatus(
+        await api(u).simulate(await shop.newInvoice({ amount: '2.00', currency: 'USD' }), { outcome: 'hold' }),
+        200,
+      )
+      await shop.newInvoice({ amount: '3.00', currency: 'USD' })
+      u.clock.advance(86_400)
+      expectStatus(await shop.createRefund(paid, { amount: '15.00' }, 'backfill'), 201)
+      const before = await kept(u, m.id)
+      // as a database of the version before 009 would be: no totals, 009 not applied
+      const undo = [
+        'drop table daily_created',
+        'drop table daily_totals',
+        "delete from kysely_migration where name = '009-daily-totals'",
+      ]
+      if (TEST_DB === 'sqlite') {
+        const raw = new BetterSqlite3(file)
+        for (const q of undo) raw.exec(q)
+        raw.close()
+      } else {
+        if (u.config.database.kind !== 'postgres') throw new Error('expected PostgreSQL')
+        const client = new pg.Client({ connectionString: u.config.database.url })
+        await client.connect()
+        for (const q of undo) await client.query(q)
+        await client.end()
+      }
+      await u.rt.store.migrate()
+      await expectTotalsMatch(u, m.id)
+      expect(await kept(u, m.id)).toEqual(before)
+      const day = dayOf(new Date('2026-11-22T10:00:00.000Z'))
+      expect((await u.rt.store.dailyTotals.createdByDay(m.id as MerchantId, day, day)).get(day)).toBe(3)
+    } finally {
+      await u.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
