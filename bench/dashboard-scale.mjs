@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // `npm run bench:dashboard`: do the dashboard's pages stay fast with 1,000,000 invoices? Seeds one merchant's
-// invoices over the past 120 days straight into a SQLite file (every status, some refunds and webhook deliveries),
+// invoices over the past 120 days straight into a SQLite file (or PostgreSQL) (every status, some refunds and webhook deliveries),
 // fills the dashboard's daily totals as migration 009 does, starts the real service (`invoice-service serve`), signs a
 // user in through the pages, and requests each page of PAGES in turn. The server time of each request is the access
 // log's `ms` (the time from the request's arrival to its answer); prints p50/p95/max per page, writes
 // bench/results/dashboard-<time>.json and keeps the run in bench/history/dashboard.json. Target: < 50 ms each.
 //
 //   DASH_INVOICES=1000000   invoices to seed          DASH_REQUESTS=20   measured requests per page (after 3 warm-ups)
+//   DASH_PAGES=/a,/b        other pages than DEFAULT_PAGES
+//   BENCH_DATABASE_URL=postgres://…   seed and serve from PostgreSQL instead (a schema of its own, dropped after)
 import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -15,11 +17,12 @@ import { join } from 'node:path'
 import { BIN, ROOT, createMerchant, machineInfo, serviceEnv, startService } from './lib.mjs'
 
 /** The pages measured, as paths under the service; add the other pages here as they land. */
-export const PAGES = ['/dashboard', '/dashboard?days=7', '/dashboard?days=90', '/dashboard?lang=ru']
+const DEFAULT_PAGES = ['/dashboard', '/dashboard?days=7', '/dashboard?days=90', '/dashboard?lang=ru']
+const PAGES = process.env.DASH_PAGES?.split(',') ?? DEFAULT_PAGES
 
 const require = createRequire(import.meta.url)
 const Database = require('better-sqlite3')
-const { Kysely, SqliteDialect } = require('kysely')
+const { Kysely, PostgresDialect, SqliteDialect } = require('kysely')
 const { createUuidV7 } = await import(join(ROOT, 'dist', 'adapters', 'system', 'uuid-v7.js'))
 const { rebuildDailyTotals } = await import(
   join(ROOT, 'dist', 'adapters', 'db', 'repositories', 'daily-totals-repo.js')
@@ -36,10 +39,30 @@ const EMAIL = 'owner@dashboard-bench.example'
 const PASSWORD = 'a long bench passphrase'
 
 const work = mkdtempSync(join(tmpdir(), 'invoice-dashboard-'))
-const dbPath = join(work, 'dashboard.db')
 const logFile = join(work, 'service.log')
-const env = serviceEnv(`sqlite:${dbPath}`, { PUBLIC_URL: `http://127.0.0.1:${PORT}` })
+// PostgreSQL (BENCH_DATABASE_URL): a schema of its own, dropped at the end; else a fresh SQLite file
+const PG_URL = process.env.BENCH_DATABASE_URL
+const pgSchema = `dashboard_bench_${Date.now()}`
+let dbUrl = `sqlite:${join(work, 'dashboard.db')}`
+if (PG_URL !== undefined) {
+  await pgQuery(PG_URL, `create schema ${pgSchema}`)
+  const u = new URL(PG_URL)
+  u.searchParams.set('options', `-c search_path=${pgSchema}`)
+  dbUrl = u.toString()
+}
+const env = serviceEnv(dbUrl, { PUBLIC_URL: `http://127.0.0.1:${PORT}` })
 const merchant = createMerchant(env, 'Dashboard Bench')
+
+async function pgQuery(url, text, values) {
+  const pg = require('pg')
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await client.query(text, values)
+  } finally {
+    await client.end()
+  }
+}
 
 // One invoice through the API: the template every seeded row copies.
 let service = await startService({ env, port: PORT, logFile })
@@ -57,32 +80,104 @@ if (created.status !== 201) throw new Error(`template invoice: ${created.status}
 const templateId = (await created.json()).order_id
 await service.stop()
 
-// Seeding: prepared statements in transactions of 50,000 rows, synchronous off (the service opens the file its way).
-const db = new Database(dbPath)
-db.pragma('journal_mode = WAL')
-db.pragma('synchronous = OFF')
-const template = db.prepare('select * from invoices where id = ?').get(templateId)
-db.prepare('delete from deliveries').run()
-db.prepare('delete from events').run()
-db.prepare('delete from invoices').run()
-const columns = Object.keys(template)
-const insertInvoice = db.prepare(
-  `insert into invoices (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`,
-)
-const insertRefund = db.prepare(
-  `insert into refunds (id, invoice_id, merchant_id, provider, amount, currency, status, reason, failure_reason,
-     provider_refund_id, idempotency_key, request_hash, checks, next_check_at, created_at, updated_at)
-   values (?, ?, ?, 'sandbox', ?, ?, 'succeeded', null, null, null, ?, 'bench', 0, null, ?, ?)`,
-)
-const insertEvent = db.prepare(
-  'insert into events (id, invoice_id, merchant_id, type, created_at) values (?, ?, ?, ?, ?)',
-)
-const insertDelivery = db.prepare(
-  `insert into deliveries (id, event_id, invoice_id, merchant_id, url, type, payload, status, attempt_count,
-     next_attempt_at, lease_until, created_at, updated_at)
-   values (?, ?, ?, ?, 'https://shop.example/hook', ?, '{}', ?, ?, null, null, ?, ?)`,
-)
+const REFUND_COLUMNS = [
+  'id',
+  'invoice_id',
+  'merchant_id',
+  'provider',
+  'amount',
+  'currency',
+  'status',
+  'reason',
+  'failure_reason',
+  'provider_refund_id',
+  'idempotency_key',
+  'request_hash',
+  'checks',
+  'next_check_at',
+  'created_at',
+  'updated_at',
+]
+const EVENT_COLUMNS = ['id', 'invoice_id', 'merchant_id', 'type', 'created_at']
+const DELIVERY_COLUMNS = [
+  'id',
+  'event_id',
+  'invoice_id',
+  'merchant_id',
+  'url',
+  'type',
+  'payload',
+  'status',
+  'attempt_count',
+  'next_attempt_at',
+  'lease_until',
+  'created_at',
+  'updated_at',
+]
 
+/**
+ * Where the rows go. SQLite: prepared statements in one transaction per batch, synchronous off (the service opens
+ * the file its own way). PostgreSQL: multi-row INSERTs of 1,000 rows.
+ */
+async function openWriter() {
+  if (PG_URL === undefined) {
+    const db = new Database(join(work, 'dashboard.db'))
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = OFF')
+    const template = db.prepare('select * from invoices where id = ?').get(templateId)
+    db.exec('delete from deliveries; delete from events; delete from invoices')
+    const prepared = new Map()
+    const insert = (table, columns) =>
+      prepared.get(table) ??
+      prepared
+        .set(
+          table,
+          db.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`),
+        )
+        .get(table)
+    const write = db.transaction((tables) => {
+      for (const [table, columns, rows] of tables) for (const row of rows) insert(table, columns).run(...row)
+    })
+    return {
+      template,
+      write: async (tables) => write(tables),
+      kysely: () => new Kysely({ dialect: new SqliteDialect({ database: db }) }),
+      async finish() {
+        db.pragma('wal_checkpoint(TRUNCATE)')
+        db.exec('analyze')
+        db.close()
+      },
+    }
+  }
+  const pg = require('pg')
+  const pool = new pg.Pool({ connectionString: dbUrl, max: 2 })
+  const template = (await pool.query('select * from invoices where id = $1', [templateId])).rows[0]
+  for (const k of Object.keys(template))
+    if (typeof template[k] === 'string' && /^\d+$/.test(template[k])) template[k] = Number(template[k])
+  await pool.query('delete from deliveries; delete from events; delete from invoices')
+  return {
+    template,
+    async write(tables) {
+      for (const [table, columns, rows] of tables) {
+        for (let at = 0; at < rows.length; at += 1000) {
+          const chunk = rows.slice(at, at + 1000)
+          const values = chunk.flat()
+          const tuples = chunk.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`)
+          await pool.query(`insert into ${table} (${columns.join(', ')}) values ${tuples.join(', ')}`, values)
+        }
+      }
+    },
+    kysely: () => new Kysely({ dialect: new PostgresDialect({ pool }) }),
+    async finish() {
+      await pool.query('vacuum analyze')
+      await pool.end()
+    },
+  }
+}
+
+const writer = await openWriter()
+const template = writer.template
+const columns = Object.keys(template)
 const now = Date.now()
 const start = now - DAYS * DAY
 const step = (DAYS * DAY) / TOTAL
@@ -99,12 +194,18 @@ const random = () => {
   seed ^= seed << 5
   return (seed >>> 0) / 4_294_967_296
 }
-const batch = db.transaction((n) => {
+/** The next `n` invoices with their refunds, events and deliveries, as rows of values per table. */
+function nextRows(n) {
+  const invoiceRows = []
+  const refundRows = []
+  const eventRows = []
+  const deliveryRows = []
   for (let i = 0; i < n; i += 1) {
     clock += step
     const createdAt = Math.floor(clock)
     const id = newId()
     const usd = random() < 0.2
+    const currency = usd ? 'USD' : 'RUB'
     const amount = usd ? 500 + Math.floor(random() * 20_000) : 10_000 + Math.floor(random() * 900_000)
     const age = now - createdAt
     const r = random()
@@ -120,12 +221,12 @@ const batch = db.transaction((n) => {
               ? 'hold'
               : 'expired'
     const settled = createdAt + Math.floor(random() * 10 * 60_000)
-    insertInvoice.run({
+    const row = {
       ...template,
       id,
       order_id: `dash-${seeded + i}`,
       amount,
-      currency: usd ? 'USD' : 'RUB',
+      currency,
       status,
       pay_url: template.pay_url.replace(templateId, id),
       qr_data: template.qr_data.replace(templateId, id),
@@ -135,53 +236,70 @@ const batch = db.transaction((n) => {
       created_at: createdAt,
       updated_at: status === 'pending' ? createdAt : status === 'expired' ? createdAt + HOUR : settled,
       expires_at: createdAt + HOUR,
-    })
+    }
+    invoiceRows.push(columns.map((c) => row[c]))
     if (status === 'paid' && random() < 0.02) {
       refunds += 1
       const at = settled + DAY
-      insertRefund.run(
+      const half = Math.floor(amount / 2)
+      refundRows.push([
         newId(),
         id,
         merchant.merchant_id,
-        Math.floor(amount / 2),
-        usd ? 'USD' : 'RUB',
+        'sandbox',
+        half,
+        currency,
+        'succeeded',
+        null,
+        null,
+        null,
         `bench-${id}`,
+        'bench',
+        0,
+        null,
         at,
         at,
-      )
+      ])
     }
     if (random() < 0.05) {
       deliveries += 1
       const eventId = newId()
       const type = status === 'pending' ? 'invoice.created' : `invoice.${status}`
-      insertEvent.run(eventId, id, merchant.merchant_id, type, settled)
+      eventRows.push([eventId, id, merchant.merchant_id, type, settled])
       const failed = random() < 0.1
-      insertDelivery.run(
+      deliveryRows.push([
         newId(),
         eventId,
         id,
         merchant.merchant_id,
+        'https://shop.example/hook',
         type,
+        '{}',
         failed ? 'failed' : 'succeeded',
         failed ? 8 : 1,
+        null,
+        null,
         settled,
         settled,
-      )
+      ])
     }
   }
-})
+  return [
+    ['invoices', columns, invoiceRows],
+    ['refunds', REFUND_COLUMNS, refundRows],
+    ['events', EVENT_COLUMNS, eventRows],
+    ['deliveries', DELIVERY_COLUMNS, deliveryRows],
+  ]
+}
 const t0 = performance.now()
 while (seeded < TOTAL) {
   const n = Math.min(50_000, TOTAL - seeded)
-  batch(n)
+  await writer.write(nextRows(n))
   seeded += n
 }
-const kdb = new Kysely({ dialect: new SqliteDialect({ database: db }) })
-await rebuildDailyTotals(kdb, new Date())
-db.pragma('wal_checkpoint(TRUNCATE)')
-db.exec('analyze')
+await rebuildDailyTotals(writer.kysely(), new Date())
+await writer.finish()
 const seedSeconds = (performance.now() - t0) / 1000
-db.close()
 console.error(
   `seeded ${TOTAL.toLocaleString('en')} invoices (${refunds} refunds, ${deliveries} deliveries) in ${seedSeconds.toFixed(1)} s`,
 )
@@ -261,7 +379,7 @@ const results = PAGES.map((page) => {
 
 const machine = machineInfo()
 console.log(
-  `\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; SQLite, ${TOTAL.toLocaleString('en')} invoices of one merchant over ${DAYS} days\n`,
+  `\nmachine: ${machine.cpus} × ${machine.model}, Node ${machine.node}; ${PG_URL === undefined ? 'SQLite' : 'PostgreSQL'}, ${TOTAL.toLocaleString('en')} invoices of one merchant over ${DAYS} days\n`,
 )
 console.log('| page | p50 ms | p95 ms | max ms | < 50 ms |')
 console.log('|---|---:|---:|---:|---|')
@@ -279,7 +397,7 @@ const run = {
   at: new Date().toISOString(),
   commit,
   machine,
-  database: 'sqlite',
+  database: PG_URL === undefined ? 'sqlite' : 'postgres',
   invoices: TOTAL,
   refunds,
   deliveries,
@@ -295,3 +413,4 @@ history.runs.push(run)
 writeFileSync(historyFile, `${JSON.stringify(history, null, 2)}\n`)
 console.log(`\nwritten: ${file}; kept in bench/history/dashboard.json`)
 rmSync(work, { recursive: true, force: true })
+if (PG_URL !== undefined) await pgQuery(PG_URL, `drop schema ${pgSchema} cascade`)
