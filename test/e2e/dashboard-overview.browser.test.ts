@@ -124,5 +124,5 @@ describe.skipIf(browserSkipReason !== undefined)('overview in a real browser (do
     await shot(page, 'dashboard-overview-ru')
     expect(errors).toEqual([])
     await context.close()
-  })
+  }, 90_000) // seeding a month through the API takes a while on a loaded 2-core machine
 })
