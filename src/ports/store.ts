@@ -22,6 +22,7 @@ import type {
   UserRepo,
 } from './user-store.js'
 import type { Refund, RefundId, RefundStatus } from '../domain/refund.js'
+import type { DailyTotals } from '../domain/daily-totals.js'
 
 /** A page position for newest-first listings: the last row's (createdAt, id). */
 export interface Cursor {
@@ -271,6 +272,27 @@ export interface RefundRepo extends RefundReader {
   takeSandboxFailure(invoiceId: InvoiceId): Promise<boolean>
 }
 
+/**
+ * The dashboard's daily totals (docs/dashboard.md#daily-totals). The adapter keeps them itself: every status change
+ * written by `InvoiceRepo.update` and every refund that `RefundRepo` records as succeeded moves them in the same
+ * transaction, so they never drift from the invoices. Days are UTC days since 1970-01-01.
+ */
+export interface DailyTotalsReader {
+  /** The merchant's rows of the days fromDay..toDay (inclusive), any order. */
+  list(merchantId: MerchantId, fromDay: number, toDay: number): Promise<DailyTotals[]>
+  /** The created counts kept for ended days of fromDay..toDay, by day (a day not kept yet is absent). */
+  createdByDay(merchantId: MerchantId, fromDay: number, toDay: number): Promise<Map<number, number>>
+  /** How many invoices the merchant created in [from, until): a range of the invoices' (merchant, created_at) index. */
+  countCreated(merchantId: MerchantId, from: Date, until: Date): Promise<number>
+  /** Pending invoices created from `createdFrom` on that read expired at `now` but were not swept yet. */
+  countUnsweptExpired(merchantId: MerchantId, createdFrom: Date, now: Date): Promise<number>
+}
+
+export interface DailyTotalsRepo extends DailyTotalsReader {
+  /** Keeps the created counts of ended days (a day kept already stays as it is). */
+  keepCreated(merchantId: MerchantId, counts: ReadonlyMap<number, number>): Promise<void>
+}
+
 /** Everything one transaction can touch. */
 export interface Tx {
   readonly invoices: InvoiceRepo
@@ -289,6 +311,7 @@ export interface Tx {
   readonly sessions: SessionRepo
   readonly signInThrottle: SignInThrottleRepo
   readonly refunds: RefundRepo
+  readonly dailyTotals: DailyTotalsRepo
 }
 
 /** The storage port; adapters: SQLite (embedded default) and PostgreSQL. */
@@ -317,6 +340,7 @@ export interface Store {
   readonly refunds: RefundReader
   /** The operator console's reads across every merchant (docs/dashboard.md#operator-console). */
   readonly console: ConsoleReader
+  readonly dailyTotals: DailyTotalsReader
   /** Applies pending migrations; idempotent. */
   migrate(): Promise<void>
   /**

@@ -81,7 +81,7 @@ describe.skipIf(browserSkipReason !== undefined)('dashboard in a real browser (d
     await page.getByLabel('Email').fill(EMAIL)
     await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Blue Mug Coffee Roasters' }).waitFor()
+    await page.getByRole('heading', { name: 'Overview' }).waitFor()
 
     await page.getByRole('link', { name: 'Turn on two-factor sign-in' }).click()
     await page.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor()
@@ -121,7 +121,7 @@ describe.skipIf(browserSkipReason !== undefined)('dashboard in a real browser (d
     await axe(context, `${origin}/dashboard/sign-in/code`)
     await page.keyboard.type(code()) // the code field has focus
     await page.keyboard.press('Enter')
-    await page.getByRole('heading', { name: 'Blue Mug Coffee Roasters' }).waitFor()
+    await page.getByRole('heading', { name: 'Overview' }).waitFor()
     expect(await page.getByText('owner', { exact: true }).count()).toBe(1)
     await axe(context, `${origin}/dashboard`)
     await shot(page, 'dashboard-landing-en')

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, expectProblem, expectStatus, type TestClient } from '../helpers/api.js'
 import { artifact, startAnvil, type Anvil } from '../helpers/anvil.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { expectTotalsMatch } from '../helpers/daily-totals.js'
 import { CONFIRMATIONS, deployFactoryByCli, evmEnv, setPayout, syncClock } from './evm-env.js'
 
 const PAYOUT = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65' as Address // anvil's account 4: no key used here
@@ -369,5 +370,11 @@ describe('the sweeper', () => {
     expect(await chain.balanceOf(deposit)).toBe(0n)
     await new Promise((resolve) => setTimeout(resolve, 300)) // past the scrape's cached read (250 ms)
     expect(await metric('evm_sweeps_failing')).toBe(0)
+  })
+})
+
+describe('the dashboard daily totals (docs/dashboard.md#daily-totals)', () => {
+  it('when every case above has run, then the totals equal a recount from the invoices', async () => {
+    await expectTotalsMatch(t, m.id)
   })
 })

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { InvoiceId } from '../../src/domain/ids.js'
 import { LatePaymentEventSchema } from '../../src/http/schemas/webhooks.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { expectTotalsMatch } from '../helpers/daily-totals.js'
 import { freePort } from '../helpers/live-service.js'
 import { sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
 import type { ProviderDriver, ServiceHandle } from './drivers.js'
@@ -472,6 +473,11 @@ export function describeProviderConformance(
         expect(res.status).toBe(404)
       })
     }
+
+    // last: every case above moved invoices through this provider's notifications, answers and reconciliation
+    it('when every case has run, then the dashboard daily totals equal a recount from the invoices (docs/dashboard.md#daily-totals)', async () => {
+      await expectTotalsMatch(t, merchant.id)
+    })
   })
 }
 

@@ -19,6 +19,13 @@ import { KyselyAttemptRepo } from './repositories/attempt-repo.js'
 import { KyselyDeliveryRepo } from './repositories/delivery-repo.js'
 import { KyselyEvmRepo } from './repositories/evm-repo.js'
 import { KyselyRefundRepo } from './repositories/refund-repo.js'
+import {
+  flushTotals,
+  immediateTotals,
+  KyselyDailyTotalsRepo,
+  TotalsBuffer,
+  type TotalsSink,
+} from './repositories/daily-totals-repo.js'
 import { KyselyEventRepo, KyselyInvoiceRepo } from './repositories/invoice-repo.js'
 import { appliedMigrations, migrationProvider } from './migrations/index.js'
 import { QueryCache, type BatchedWrite, type DirectRead, type FastPaths, type PreparedQuery } from './query-cache.js'
@@ -49,9 +56,16 @@ export interface KyselyStoreOptions {
   readonly standaloneInserts?: boolean
 }
 
-function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: QueryCache, fast?: FastPaths): Tx {
+function repos(
+  db: Kysely<Database>,
+  guard: Guard,
+  dialect: SqlDialect,
+  cache: QueryCache,
+  totals: TotalsSink,
+  fast?: FastPaths,
+): Tx {
   return {
-    invoices: new KyselyInvoiceRepo(db, guard, cache, fast),
+    invoices: new KyselyInvoiceRepo(db, guard, cache, fast, totals),
     events: new KyselyEventRepo(db, guard),
     merchants: new KyselyMerchantRepo(db, guard),
     apiKeys: new KyselyApiKeyRepo(db, guard),
@@ -65,7 +79,8 @@ function repos(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, cache: Q
     recoveryCodes: new KyselyRecoveryCodeRepo(db, guard),
     sessions: new KyselySessionRepo(db, guard),
     signInThrottle: new KyselySignInThrottleRepo(db, guard),
-    refunds: new KyselyRefundRepo(db, guard, dialect),
+    refunds: new KyselyRefundRepo(db, guard, dialect, totals),
+    dailyTotals: new KyselyDailyTotalsRepo(db, guard),
   }
 }
 
@@ -79,7 +94,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
   // The Store's readers run on the plain database, outside any transaction.
   // Compiled hot lookups, shared by the readers and every transaction's repos (the SQL is the same).
   const cache = new QueryCache()
-  const top = repos(db, guard, opts.dialect, cache, {
+  const top = repos(db, guard, opts.dialect, cache, immediateTotals(db, guard), {
     direct: opts.directRead,
     prepared: opts.preparedQuery,
     batchedWrite: opts.batchedWrite,
@@ -87,7 +102,16 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
   })
   return {
     // The guard also covers begin/commit; errors thrown by `fn` itself pass through it unchanged.
-    transaction: (fn) => guard(db.transaction().execute((trx) => fn(repos(trx, guard, opts.dialect, cache)))),
+    // The daily totals a transaction moved are written last, before its commit (docs/dashboard.md#daily-totals).
+    transaction: (fn) =>
+      guard(
+        db.transaction().execute(async (trx) => {
+          const totals = new TotalsBuffer()
+          const result = await fn(repos(trx, guard, opts.dialect, cache, totals))
+          await guard(flushTotals(trx, totals.deltas))
+          return result
+        }),
+      ),
     invoices: top.invoices,
     events: top.events,
     merchants: top.merchants,
@@ -101,6 +125,7 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
     sessions: top.sessions,
     refunds: top.refunds,
     console: new KyselyConsoleReader(db, guard),
+    dailyTotals: top.dailyTotals,
     ...(opts.standaloneInserts === true ? { insertInvoice: (inv: Invoice) => top.invoices.insert(inv) } : {}),
 
     async migrate() {

@@ -231,6 +231,30 @@ export interface Database {
   sign_in_failures: SignInFailureRow
   refunds: RefundRow
   sandbox_refund_failures: SandboxRefundFailureRow
+  daily_totals: DailyTotalsRow
+  daily_created: DailyCreatedRow
+}
+
+/** docs/dashboard.md#daily-totals: one merchant's figures of one UTC day (days since 1970-01-01) in one currency. */
+export interface DailyTotalsRow {
+  merchant_id: string
+  day: number
+  currency: string
+  now_hold: number
+  now_paid: number
+  now_failed: number
+  now_expired: number
+  paid_count: number
+  paid_amount: number
+  credited_amount: number
+  refunded_amount: number
+}
+
+/** The invoices a merchant created on a day that has ended: kept once, as it can no longer change. */
+export interface DailyCreatedRow {
+  merchant_id: string
+  day: number
+  created: number
 }
 
 /**

@@ -19,18 +19,9 @@ import { settingsPages } from './pages/settings.js'
 import { teamPages } from './pages/team.js'
 import { webhooksPages } from './pages/webhooks.js'
 import { consolePages } from './pages/console.js'
-import { appPage } from './shell.js'
+import { overviewPages } from './pages/overview.js'
 import { STRINGS } from './strings.js'
-import {
-  codePage,
-  enrolPage,
-  invitePage,
-  landingContent,
-  messagePage,
-  problemPage,
-  recoveryPage,
-  signInPage,
-} from './views.js'
+import { codePage, enrolPage, invitePage, messagePage, problemPage, recoveryPage, signInPage } from './views.js'
 
 const CSP = {
   useDefaults: false,
@@ -164,16 +155,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
       },
     )
 
-    scope.get('/dashboard', { schema: { hide: true } }, async (request, reply) => {
-      const who = await signedIn(request, reply)
-      if (who === undefined) return reply
-      if (who.merchant === null) return redirect(reply, '/dashboard/console') // an operator's is the console
-      const p = pageOf(request)
-      const t = STRINGS[p.lang]
-      const section = who.user.role === 'admin' ? 'console' : 'overview'
-      return send(reply, 200, appPage(p, who, section, who.merchant?.name ?? t.console, landingContent(p, who)))
-    })
-
     scope.get('/dashboard/2fa', { schema: { hide: true } }, async (request, reply) => {
       const who = await signedIn(request, reply)
       if (who === undefined) return reply
@@ -226,5 +207,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: HttpDeps): Pro
     await teamPages(scope, ctx)
     await settingsPages(scope, ctx)
     await consolePages(scope, ctx)
+    await overviewPages(scope, ctx)
   })
 }

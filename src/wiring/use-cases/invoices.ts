@@ -7,6 +7,7 @@ import type { AppDeps } from '../../app/deps.js'
 import { cancelInvoice } from '../../app/cancel-invoice.js'
 import { captureInvoice } from '../../app/capture-invoice.js'
 import { createInvoice } from '../../app/create-invoice.js'
+import { getDashboardOverview } from '../../app/get-dashboard-overview.js'
 import { getDepositPayment } from '../../app/get-deposit-payment.js'
 import { getInvoice, getInvoiceDetail, getInvoiceInfo } from '../../app/get-invoice.js'
 import { getPaymentView } from '../../app/get-payment-view.js'
@@ -39,6 +40,8 @@ export function bindInvoiceUseCases(deps: AppDeps) {
     findPublic: (id: InvoiceId) => deps.store.invoices.findById(id),
     capture: captureInvoice.bind(null, deps),
     cancel: cancelInvoice.bind(null, deps),
+    /** The dashboard's overview of a merchant's last days (docs/dashboard.md#overview). */
+    overview: getDashboardOverview.bind(null, deps),
   }
 }
 

@@ -12,6 +12,7 @@ import { paymentAttemptsMigration } from './005-payment-attempts.js'
 import { refundsMigration } from './006-refunds.js'
 import { evmMigration } from './007-evm.js'
 import { dashboardAccountsMigration } from './008-dashboard-accounts.js'
+import { dailyTotalsMigration } from './009-daily-totals.js'
 import { invoiceFilterIndexesMigration } from './010-invoice-filter-indexes.js'
 import { dashboardAccountMigration } from './011-dashboard-account.js'
 
@@ -31,6 +32,7 @@ export function migrationProvider(dialect: SqlDialect, applied: readonly string[
     '006-refunds': refundsMigration(dialect),
     '007-evm': evmMigration(dialect),
     '008-dashboard-accounts': dashboardAccountsMigration(dialect),
+    '009-daily-totals': dailyTotalsMigration(dialect),
     '010-invoice-filter-indexes': invoiceFilterIndexesMigration(),
     '011-dashboard-account': dashboardAccountMigration(dialect),
   }

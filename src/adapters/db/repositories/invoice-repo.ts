@@ -20,6 +20,8 @@ import {
 import type { Guard } from '../unavailable.js'
 import { BatchedLookup } from '../batched-lookup.js'
 import { QueryCache, type FastPaths } from '../query-cache.js'
+import { statusChangeDeltas } from '../../../domain/daily-totals.js'
+import type { TotalsSink } from './daily-totals-repo.js'
 
 function firstInvoice(rows: readonly Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number]>[]): Invoice | undefined {
   const row = rows[0]
@@ -44,6 +46,8 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   readonly #db: Kysely<Database>
   readonly #guard: Guard
   readonly #cache: QueryCache
+  /** Where a status change's daily totals go (docs/dashboard.md#daily-totals): the transaction's, written before it commits. */
+  readonly #totals: TotalsSink | undefined
 
   readonly #fast: FastPaths
   /** Where the adapter batches lookups (PostgreSQL): findById's and findByOrderId's, one query each per pass. */
@@ -51,8 +55,15 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   readonly #byOrder: BatchedLookup<string, Invoice> | undefined
 
   /** `fast`: only for the repo over the plain database (statements outside transactions), where the adapter has them. */
-  constructor(db: Kysely<Database>, guard: Guard, cache: QueryCache = new QueryCache(), fast: FastPaths = {}) {
+  constructor(
+    db: Kysely<Database>,
+    guard: Guard,
+    cache: QueryCache = new QueryCache(),
+    fast: FastPaths = {},
+    totals?: TotalsSink,
+  ) {
     this.#db = db
+    this.#totals = totals
     this.#guard = guard
     this.#cache = cache
     this.#fast = fast
@@ -243,7 +254,10 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     return (result.numAffectedRows ?? 0n) > 0n ? 'inserted' : 'live_order_exists'
   }
 
-  /** Compare-and-set on status. Writes every column but the invoice's identity (id, merchant, order_id, created_at). */
+  /**
+   * Compare-and-set on status. Writes every column but the invoice's identity (id, merchant, order_id, created_at).
+   * A status change moves the daily totals in the same transaction (docs/dashboard.md#daily-totals).
+   */
   async update(inv: Invoice, expected: Status): Promise<boolean> {
     const row = invoiceToRow(inv)
     const result = await this.#guard(
@@ -272,7 +286,12 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
         .where('status', '=', expected)
         .executeTakeFirst(),
     )
-    return result.numUpdatedRows > 0n
+    if (result.numUpdatedRows === 0n) return false
+    if (inv.status !== expected) {
+      if (this.#totals === undefined) throw new Error('a status change needs the daily totals sink')
+      await this.#totals.record(statusChangeDeltas(expected, inv))
+    }
+    return true
   }
 
   listExpiredPending(now: Date, limit: number): Promise<Invoice[]> {

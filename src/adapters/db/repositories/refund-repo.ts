@@ -10,6 +10,8 @@ import type { Refund, RefundId, RefundStatus } from '../../../domain/refund.js'
 import type { RefundRepo } from '../../../ports/store.js'
 import { INVOICE_COLUMNS, rowToInvoice, type Database, type RefundRow, type SqlDialect } from '../schema.js'
 import type { Guard } from '../unavailable.js'
+import { refundDeltas } from '../../../domain/daily-totals.js'
+import type { TotalsSink } from './daily-totals-repo.js'
 
 const REFUND_COLUMNS = [
   'id',
@@ -77,9 +79,12 @@ export class KyselyRefundRepo implements RefundRepo {
   readonly #db: Kysely<Database>
   readonly #guard: Guard
   readonly #dialect: SqlDialect
+  /** Where a succeeded refund's daily totals go (docs/dashboard.md#daily-totals). */
+  readonly #totals: TotalsSink
 
-  constructor(db: Kysely<Database>, guard: Guard, dialect: SqlDialect) {
+  constructor(db: Kysely<Database>, guard: Guard, dialect: SqlDialect, totals: TotalsSink) {
     this.#db = db
+    this.#totals = totals
     this.#guard = guard
     this.#dialect = dialect
   }
@@ -143,7 +148,9 @@ export class KyselyRefundRepo implements RefundRepo {
         .onConflict((oc) => oc.columns(['merchant_id', 'idempotency_key']).doNothing())
         .executeTakeFirst(),
     )
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1 ? 'inserted' : 'key_exists'
+    if (Number(result.numInsertedOrUpdatedRows ?? 0n) !== 1) return 'key_exists'
+    if (refund.status === 'succeeded') await this.#totals.record(refundDeltas(refund))
+    return 'inserted'
   }
 
   async update(refund: Refund, expected: RefundStatus): Promise<boolean> {
@@ -156,7 +163,9 @@ export class KyselyRefundRepo implements RefundRepo {
         .where('status', '=', expected)
         .executeTakeFirst(),
     )
-    return Number(result.numUpdatedRows) === 1
+    if (Number(result.numUpdatedRows) !== 1) return false
+    if (refund.status === 'succeeded' && expected !== 'succeeded') await this.#totals.record(refundDeltas(refund))
+    return true
   }
 
   async claimDue(now: Date, limit: number, reschedule: (refund: Refund) => Date): Promise<Refund[]> {

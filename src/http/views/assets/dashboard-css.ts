@@ -88,4 +88,15 @@ form.filters .grow input{width:100%}
 form.filters p{margin:0}
 form.filters small{display:block;margin-top:.25rem}
 dl.grid.stat{margin:0 0 .75rem}
+nav.periods ul{list-style:none;margin:0 0 .5rem;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
+nav.periods a{display:block;padding:.375rem .75rem;border-radius:.5rem;border:1px solid #9ca3af;background:#fff;text-decoration:none}
+nav.periods a[aria-current=page]{background:#1d4ed8;border-color:#1d4ed8;color:#fff;font-weight:600}
+dl.stats{margin:0 0 .75rem;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr))}
+figure.chart{margin:0 0 1.25rem}
+figure.chart figcaption{font-weight:600;margin:0 0 .25rem}
+figure.chart svg{display:block;width:100%;height:auto}
+figure.chart .bar{fill:#1d4ed8}
+figure.chart .axis{stroke:#6b7280;stroke-width:1}
+figure.chart .grid-line{stroke:#e5e7eb;stroke-width:1}
+figure.chart text{fill:#374151;font-size:13px}
 `
