@@ -6,6 +6,9 @@
 //
 //   node bench/instructions.mjs bench/drivers/qr-data-uri.mjs [driver arguments…]
 //   INSTR_LOW=4000 INSTR_HIGH=12000   the two N
+//   INSTR_TOGGLE=1   count only from where the driver asks (its warm-up done, it runs `callgrind_control -i on`):
+//                    start-up, module loading and warm-up run uninstrumented, several times faster; for the
+//                    drivers that build the whole app (create-invoice, get-info), whose start-up dominates a run
 //
 // Needs valgrind (Debian: apt-get install valgrind) and a built dist/ for the drivers that load the service's code.
 import { spawnSync } from 'node:child_process'
@@ -29,6 +32,7 @@ function count(n) {
     [
       '--tool=callgrind',
       '--callgrind-out-file=/dev/null',
+      ...(process.env.INSTR_TOGGLE ? ['--instr-atstart=no'] : []),
       process.execPath,
       '--predictable',
       '--single-threaded',

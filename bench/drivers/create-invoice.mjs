@@ -1,13 +1,15 @@
 // Driver for bench/instructions.mjs: POST /api/v1/invoices through the whole app (routing, authentication, rate
 // limit, validation, the create use case, an in-memory SQLite insert, the answer with its QR image), by
-// app.inject — no sockets, so the count is the service's own work. INSTR_N creates after 1000 of warm-up, each a
+// app.inject — no sockets, so the count is the service's own work. INSTR_N creates after INSTR_WARMUP (1000) of warm-up, each a
 // new order_id.
 //
 //   node bench/drivers/create-invoice.mjs [dist directory; default dist/]
 // With TIME=1 it prints the CPU and wall time per create of the measured loop.
 // Comparing two versions: build each, then run this driver against each one's dist/ (a paired measurement).
+import { execFile } from 'node:child_process'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
 
 const dist = resolve(process.argv[2] ?? new URL('../../dist', import.meta.url).pathname)
 const load = (path) => import(pathToFileURL(`${dist}/${path}`).href)
@@ -40,7 +42,10 @@ const create = () =>
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
     payload: `{"order_id":"B-${(order += 1)}","amount":"100.50","currency":"RUB","service":"card"}`,
   })
-for (let i = 0; i < 1000; i++) await create()
+const WARMUP = Number(process.env.INSTR_WARMUP ?? 1000)
+for (let i = 0; i < WARMUP; i++) await create()
+// under bench/instructions.mjs with INSTR_TOGGLE=1, callgrind counts from here on only
+if (process.env.INSTR_TOGGLE) await promisify(execFile)('callgrind_control', ['-i', 'on', String(process.pid)])
 const started = process.hrtime.bigint()
 const cpu0 = process.cpuUsage()
 let failed = 0
