@@ -16,8 +16,34 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BIN, ROOT, createMerchant, machineInfo, serviceEnv, startService } from './lib.mjs'
 
-/** The pages measured, as paths under the service; add the other pages here as they land. */
-const DEFAULT_PAGES = ['/dashboard', '/dashboard?days=7', '/dashboard?days=90', '/dashboard?lang=ru']
+/**
+ * Every dashboard page, as paths under the service: {invoice}, {order} and {merchant} name a seeded invoice (from the
+ * middle of the table), its order_id and the merchant; {from} and {to} a 30-day range. The console's pages are asked
+ * by an operator, the others by the merchant's owner. The CSV export is not a page (it streams the filtered set).
+ */
+const DEFAULT_PAGES = [
+  '/dashboard',
+  '/dashboard?days=7',
+  '/dashboard?days=90',
+  '/dashboard?lang=ru',
+  '/dashboard/invoices',
+  '/dashboard/invoices?status=paid',
+  '/dashboard/invoices?currency=USD&status=failed',
+  '/dashboard/invoices?status=hold&service=sbp',
+  '/dashboard/invoices?created_from={from}&created_to={to}',
+  '/dashboard/invoices?q={order}',
+  '/dashboard/invoices/{invoice}',
+  '/dashboard/webhooks',
+  '/dashboard/api-keys',
+  '/dashboard/team',
+  '/dashboard/settings',
+  '/dashboard/console',
+  '/dashboard/console/merchants',
+  '/dashboard/console/merchants/{merchant}',
+  '/dashboard/console/invoices?q={order}',
+  '/dashboard/console/invoices/{invoice}',
+  '/dashboard/console/health',
+]
 const PAGES = process.env.DASH_PAGES?.split(',') ?? DEFAULT_PAGES
 
 const require = createRequire(import.meta.url)
@@ -37,6 +63,7 @@ const DAY = 86_400_000
 const HOUR = 3_600_000
 const EMAIL = 'owner@dashboard-bench.example'
 const PASSWORD = 'a long bench passphrase'
+const ADMIN_EMAIL = 'ops@dashboard-bench.example'
 
 const work = mkdtempSync(join(tmpdir(), 'invoice-dashboard-'))
 const logFile = join(work, 'service.log')
@@ -184,6 +211,8 @@ const step = (DAYS * DAY) / TOTAL
 let clock = start
 const newId = createUuidV7(() => Math.floor(clock))
 let seeded = 0
+/** The invoice in the middle of the table, for the pages that show one. */
+let sample = { invoice: '', order: '' }
 let refunds = 0
 let deliveries = 0
 // a deterministic spread of statuses (xorshift), so two runs seed the same table
@@ -221,6 +250,7 @@ function nextRows(n) {
               ? 'hold'
               : 'expired'
     const settled = createdAt + Math.floor(random() * 10 * 60_000)
+    if (seeded + i === Math.floor(TOTAL / 2)) sample = { invoice: id, order: `dash-${seeded + i}` }
     const row = {
       ...template,
       id,
@@ -343,10 +373,40 @@ const signIn = await request('/dashboard/sign-in', {
 })
 if (signIn.status !== 303) throw new Error(`sign-in: ${signIn.status}`)
 
+// An operator for the console's pages, signed in the same way with a cookie jar of its own.
+const ownerJar = new Map(jar)
+const adminInvite = execFileSync(process.execPath, [BIN, 'user', 'invite', '--admin', '--email', ADMIN_EMAIL], {
+  env,
+})
+  .toString()
+  .match(/https?:\/\/\S+\/dashboard\/invite\/\S+/)?.[0]
+if (adminInvite === undefined) throw new Error('user invite --admin printed no link')
+jar.clear()
+const adminPath = new URL(adminInvite).pathname
+await request(adminPath, { csrf: csrfOf((await request(adminPath)).body), password: PASSWORD })
+const adminSignIn = await request('/dashboard/sign-in', {
+  csrf: csrfOf((await request('/dashboard/sign-in')).body),
+  email: ADMIN_EMAIL,
+  password: PASSWORD,
+})
+if (adminSignIn.status !== 303) throw new Error(`operator sign-in: ${adminSignIn.status}`)
+const adminJar = new Map(jar)
+
+const day = (ms) => new Date(ms).toISOString().slice(0, 10)
+const filled = (page) =>
+  page
+    .replaceAll('{invoice}', sample.invoice)
+    .replaceAll('{order}', sample.order)
+    .replaceAll('{merchant}', merchant.merchant_id)
+    .replaceAll('{from}', day(now - 60 * DAY))
+    .replaceAll('{to}', day(now - 30 * DAY))
 const ids = new Map(PAGES.map((p) => [p, []]))
 for (const page of PAGES) {
+  const as = page.startsWith('/dashboard/console') ? adminJar : ownerJar
+  jar.clear()
+  for (const [k, v] of as) jar.set(k, v)
   for (let i = 0; i < WARMUP + REQUESTS; i += 1) {
-    const res = await request(page)
+    const res = await request(filled(page))
     if (res.status !== 200) throw new Error(`${page}: ${res.status} ${res.body.slice(0, 200)}`)
     if (i >= WARMUP) ids.get(page).push(res.id)
   }
