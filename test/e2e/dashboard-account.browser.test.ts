@@ -4,59 +4,37 @@
  * settings. No CSP violation or script error on the way; axe finds no serious or critical violation on any page;
  * screenshots of each page (written to docs/ with UPDATE_SCREENSHOTS=1).
  */
-import { mkdirSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, expectStatus } from '../helpers/api.js'
-import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/browser.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
-import { FAST_PASSWORDS, signedIn } from '../helpers/dashboard.js'
-import { freePort } from '../helpers/free-port.js'
+import { browserSkipReason } from '../helpers/browser.js'
+import type { TestApp } from '../helpers/build-test-app.js'
+import { signedIn } from '../helpers/dashboard.js'
+import { openDashboardBrowser, type DashboardBrowser, DESKTOP } from '../helpers/dashboard-browser.js'
 import { sleep, startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
-
-const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
-const DESKTOP: BrowserContextOptions = {
-  viewport: { width: 1100, height: 800 },
-  deviceScaleFactor: 1,
-  timezoneId: 'UTC',
-}
 
 describe.skipIf(browserSkipReason !== undefined)('account pages in a real browser (docs/dashboard.md#team)', () => {
   let t: TestApp
   let rx: Receiver
   let browser: Browser
   let origin: string
-  const dir = UPDATE_SCREENSHOTS ? 'docs' : mkdtempSync(join(tmpdir(), 'dashboard-account-shots-'))
+  let d: DashboardBrowser
 
   beforeAll(async () => {
     rx = await startReceiver()
-    const port = await freePort()
-    origin = `http://127.0.0.1:${port}`
-    t = await buildTestApp(
-      { PUBLIC_URL: origin, CALLBACK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0' },
-      { realClock: true, webhooks: true, passwords: FAST_PASSWORDS },
+    d = await openDashboardBrowser(
+      { CALLBACK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '0' },
+      { realClock: true, webhooks: true },
     )
-    await t.app.listen({ port, host: '127.0.0.1' })
-    browser = await launchBrowser()
-    mkdirSync(dir, { recursive: true })
+    ;({ t, browser, origin } = d)
   })
   afterAll(async () => {
-    await browser?.close()
-    await t?.close()
+    await d?.close()
     await rx?.close()
   })
 
-  async function axe(context: BrowserContext, url: string): Promise<void> {
-    const audit = await browser.newContext({ ...DESKTOP, bypassCSP: true })
-    await audit.addCookies(await context.cookies())
-    const page = await audit.newPage()
-    await page.goto(url)
-    expect({ url, violations: await seriousViolations(page) }).toEqual({ url, violations: [] })
-    await audit.close()
-  }
-  const shot = (page: Page, name: string) => page.screenshot({ fullPage: true, path: join(dir, `${name}.png`) })
+  const axe = (context: BrowserContext, url: string) => d.axe(context, url)
+  const shot = (page: Page, name: string) => d.shot(page, name)
 
   it('when an owner works through webhooks, keys, team and settings, then each action shows its result', async () => {
     const m = await t.merchant('Blue Mug Coffee Roasters')

@@ -4,24 +4,15 @@
  * No CSP violation or script error; axe finds no serious or critical violation on any page; screenshots written to
  * docs/ with UPDATE_SCREENSHOTS=1.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClaimShare } from '../../src/domain/delivery.js'
 import { api } from '../helpers/api.js'
-import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/browser.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
-import { FAST_PASSWORDS, TEST_PASSWORD } from '../helpers/dashboard.js'
-import { freePort } from '../helpers/free-port.js'
+import { browserSkipReason } from '../helpers/browser.js'
+import type { TestApp } from '../helpers/build-test-app.js'
+import { TEST_PASSWORD } from '../helpers/dashboard.js'
+import { openDashboardBrowser, type DashboardBrowser, DESKTOP } from '../helpers/dashboard-browser.js'
 
-const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
-const DESKTOP: BrowserContextOptions = {
-  viewport: { width: 1100, height: 800 },
-  deviceScaleFactor: 1,
-  timezoneId: 'UTC',
-}
 const EMAIL = 'ops@payments.example'
 
 describe.skipIf(browserSkipReason !== undefined)('the operator console in a real browser', () => {
@@ -29,23 +20,15 @@ describe.skipIf(browserSkipReason !== undefined)('the operator console in a real
   let browser: Browser
   let origin: string
   let paidId: string
-  const dir = UPDATE_SCREENSHOTS ? 'docs' : mkdtempSync(join(tmpdir(), 'console-shots-'))
+  let d: DashboardBrowser
 
   beforeAll(async () => {
-    const port = await freePort()
-    origin = `http://127.0.0.1:${port}`
-    t = await buildTestApp(
-      {
-        PUBLIC_URL: origin,
-        SERVICE_FEES: 'card=2.5%,sbp=0.4%+1.00',
-        SERVICES: 'card,sbp:RUB',
-        CALLBACK_ALLOW_HTTP: 'true',
-      },
-      { passwords: FAST_PASSWORDS },
-    )
-    await t.app.listen({ port, host: '127.0.0.1' })
-    browser = await launchBrowser()
-    mkdirSync(dir, { recursive: true })
+    d = await openDashboardBrowser({
+      SERVICE_FEES: 'card=2.5%,sbp=0.4%+1.00',
+      SERVICES: 'card,sbp:RUB',
+      CALLBACK_ALLOW_HTTP: 'true',
+    })
+    ;({ t, browser, origin } = d)
 
     // a small installation: two merchants, a paid invoice whose webhook keeps failing, acquirer notifications
     const mug = await t.merchant('Blue Mug Coffee Roasters')
@@ -88,20 +71,12 @@ describe.skipIf(browserSkipReason !== undefined)('the operator console in a real
     t.rt.providerMetrics.notification('yookassa', 'refused')
   })
   afterAll(async () => {
-    await browser?.close()
-    await t?.close()
+    await d?.close()
   })
 
-  async function axe(context: BrowserContext, url: string): Promise<void> {
-    const audit = await browser.newContext({ ...DESKTOP, bypassCSP: true })
-    await audit.addCookies(await context.cookies())
-    const page = await audit.newPage()
-    await page.goto(url)
-    expect({ url, violations: await seriousViolations(page) }).toEqual({ url, violations: [] })
-    await audit.close()
-  }
+  const axe = (context: BrowserContext, url: string) => d.axe(context, url)
 
-  const shot = (page: Page, name: string) => page.screenshot({ fullPage: true, path: join(dir, `${name}.png`) })
+  const shot = (page: Page, name: string) => d.shot(page, name)
 
   it('when an operator signs in, then each console page works and a merchant is created, disabled, enabled and an invoice found', async () => {
     const link = await t.rt.useCases.users.invite({ admin: true, email: EMAIL })

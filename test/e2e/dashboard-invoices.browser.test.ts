@@ -5,57 +5,32 @@
  * (rewritten with UPDATE_SCREENSHOTS=1).
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import { readFileSync } from 'node:fs'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DeliveryId } from '../../src/domain/ids.js'
 import { api, expectStatus } from '../helpers/api.js'
-import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/browser.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
-import { FAST_PASSWORDS, signedIn } from '../helpers/dashboard.js'
-import { freePort } from '../helpers/free-port.js'
-
-const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
-const DESKTOP: BrowserContextOptions = {
-  viewport: { width: 1100, height: 800 },
-  deviceScaleFactor: 1,
-  timezoneId: 'UTC',
-  locale: 'en-US',
-}
+import { browserSkipReason } from '../helpers/browser.js'
+import type { TestApp } from '../helpers/build-test-app.js'
+import { signedIn } from '../helpers/dashboard.js'
+import { openDashboardBrowser, type DashboardBrowser, DESKTOP } from '../helpers/dashboard-browser.js'
 
 describe.skipIf(browserSkipReason !== undefined)('dashboard invoices in Chromium (docs/dashboard.md#invoices)', () => {
   let t: TestApp
   let browser: Browser
   let origin: string
-  const dir = UPDATE_SCREENSHOTS ? 'docs' : mkdtempSync(join(tmpdir(), 'dashboard-invoices-'))
+  let d: DashboardBrowser
 
   beforeAll(async () => {
-    const port = await freePort()
-    origin = `http://127.0.0.1:${port}`
-    t = await buildTestApp(
-      { PUBLIC_URL: origin, CALLBACK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' },
-      { passwords: FAST_PASSWORDS },
-    )
-    await t.app.listen({ port, host: '127.0.0.1' })
-    browser = await launchBrowser()
-    mkdirSync(dir, { recursive: true })
+    d = await openDashboardBrowser({ CALLBACK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' })
+    ;({ t, browser, origin } = d)
   })
   afterAll(async () => {
-    await browser?.close()
-    await t?.close()
+    await d?.close()
   })
 
-  async function axe(context: BrowserContext, url: string): Promise<void> {
-    const audit = await browser.newContext({ ...DESKTOP, bypassCSP: true })
-    await audit.addCookies(await context.cookies())
-    const page = await audit.newPage()
-    await page.goto(url)
-    expect({ url, violations: await seriousViolations(page) }).toEqual({ url, violations: [] })
-    await audit.close()
-  }
-  const shot = (page: Page, name: string) => page.screenshot({ fullPage: true, path: join(dir, `${name}.png`) })
+  const axe = (context: BrowserContext, url: string) => d.axe(context, url)
+  const shot = (page: Page, name: string) => d.shot(page, name)
 
   it('lists, filters, opens, captures, cancels, refunds, redelivers and downloads the CSV', async () => {
     const m = await t.merchant('Blue Mug Coffee Roasters')

@@ -4,23 +4,14 @@
  * followed by keyboard alone; no CSP violation or script error. Screenshots dashboard-overview-en.png and
  * dashboard-overview-ru.png (written to docs/ with UPDATE_SCREENSHOTS=1).
  */
-import { mkdirSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, expectStatus } from '../helpers/api.js'
-import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/browser.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
-import { FAST_PASSWORDS, signedIn } from '../helpers/dashboard.js'
-import { freePort } from '../helpers/free-port.js'
+import { browserSkipReason } from '../helpers/browser.js'
+import type { TestApp } from '../helpers/build-test-app.js'
+import { signedIn } from '../helpers/dashboard.js'
+import { openDashboardBrowser, type DashboardBrowser, DESKTOP } from '../helpers/dashboard-browser.js'
 
-const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
-const DESKTOP: BrowserContextOptions = {
-  viewport: { width: 1100, height: 800 },
-  deviceScaleFactor: 1,
-  timezoneId: 'UTC',
-}
 const TODAY = new Date('2026-11-22T15:00:00.000Z')
 const DAY_MS = 86_400_000
 
@@ -28,19 +19,14 @@ describe.skipIf(browserSkipReason !== undefined)('overview in a real browser (do
   let t: TestApp
   let browser: Browser
   let origin: string
-  const dir = UPDATE_SCREENSHOTS ? 'docs' : mkdtempSync(join(tmpdir(), 'overview-shots-'))
+  let d: DashboardBrowser
 
   beforeAll(async () => {
-    const port = await freePort()
-    origin = `http://127.0.0.1:${port}`
-    t = await buildTestApp({ PUBLIC_URL: origin }, { passwords: FAST_PASSWORDS })
-    await t.app.listen({ port, host: '127.0.0.1' })
-    browser = await launchBrowser()
-    mkdirSync(dir, { recursive: true })
+    d = await openDashboardBrowser()
+    ;({ t, browser, origin } = d)
   })
   afterAll(async () => {
-    await browser?.close()
-    await t?.close()
+    await d?.close()
   })
 
   /** A month of invoices: a few a day, most paid, some held, failed or left to expire, and two refunds. */
@@ -64,16 +50,9 @@ describe.skipIf(browserSkipReason !== undefined)('overview in a real browser (do
     t.clock.set(TODAY)
   }
 
-  async function axe(context: BrowserContext, url: string): Promise<void> {
-    const audit = await browser.newContext({ ...DESKTOP, bypassCSP: true })
-    await audit.addCookies(await context.cookies())
-    const page = await audit.newPage()
-    await page.goto(url)
-    expect({ url, violations: await seriousViolations(page) }).toEqual({ url, violations: [] })
-    await audit.close()
-  }
+  const axe = (context: BrowserContext, url: string) => d.axe(context, url)
 
-  const shot = (page: Page, name: string) => page.screenshot({ fullPage: true, path: join(dir, `${name}.png`) })
+  const shot = (page: Page, name: string) => d.shot(page, name)
   const activeHref = (page: Page) =>
     page.evaluate(
       () =>

@@ -5,19 +5,15 @@
  * UPDATE_SCREENSHOTS=1).
  */
 import { createHmac } from 'node:crypto'
-import { mkdirSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createScryptHasher } from '../../src/adapters/system/password-hasher.js'
 import { base32Decode, totp } from '../../src/domain/totp.js'
-import { browserSkipReason, launchBrowser, seriousViolations } from '../helpers/browser.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
-import { freePort } from '../helpers/free-port.js'
+import { browserSkipReason } from '../helpers/browser.js'
+import type { TestApp } from '../helpers/build-test-app.js'
+import { openDashboardBrowser, type DashboardBrowser } from '../helpers/dashboard-browser.js'
 
-const UPDATE_SCREENSHOTS = process.env['UPDATE_SCREENSHOTS'] === '1'
-const DESKTOP: BrowserContextOptions = {
+const WINDOW: BrowserContextOptions = {
   viewport: { width: 900, height: 700 },
   deviceScaleFactor: 1,
   timezoneId: 'UTC',
@@ -29,37 +25,24 @@ describe.skipIf(browserSkipReason !== undefined)('dashboard in a real browser (d
   let t: TestApp
   let browser: Browser
   let origin: string
-  const dir = UPDATE_SCREENSHOTS ? 'docs' : mkdtempSync(join(tmpdir(), 'dashboard-shots-'))
+  let d: DashboardBrowser
 
   beforeAll(async () => {
-    const port = await freePort()
-    origin = `http://127.0.0.1:${port}`
-    t = await buildTestApp({ PUBLIC_URL: origin }, { passwords: createScryptHasher({ log2N: 12, r: 8, p: 1 }) })
-    await t.app.listen({ port, host: '127.0.0.1' })
-    browser = await launchBrowser()
-    mkdirSync(dir, { recursive: true })
+    d = await openDashboardBrowser({}, { passwords: createScryptHasher({ log2N: 12, r: 8, p: 1 }) }, WINDOW)
+    ;({ t, browser, origin } = d)
   })
   afterAll(async () => {
-    await browser?.close()
-    await t?.close()
+    await d?.close()
   })
 
-  /** axe on the page at `url`, in a context that shares the session's cookies (axe's injected script needs bypassCSP). */
-  async function axe(context: BrowserContext, url: string): Promise<void> {
-    const audit = await browser.newContext({ ...DESKTOP, bypassCSP: true })
-    await audit.addCookies(await context.cookies())
-    const page = await audit.newPage()
-    await page.goto(url)
-    expect({ url, violations: await seriousViolations(page) }).toEqual({ url, violations: [] })
-    await audit.close()
-  }
+  const axe = (context: BrowserContext, url: string) => d.axe(context, url)
 
-  const shot = (page: Page, name: string) => page.screenshot({ fullPage: true, path: join(dir, `${name}.png`) })
+  const shot = (page: Page, name: string) => d.shot(page, name)
 
   it('when an invited owner sets a password, enrols two-factor, signs out and signs in by keyboard with a code, then each page works', async () => {
     const m = await t.merchant('Blue Mug Coffee Roasters')
     const link = await t.rt.useCases.users.invite({ merchantId: m.id, email: EMAIL })
-    const context = await browser.newContext({ ...DESKTOP, locale: 'en-US' })
+    const context = await browser.newContext({ ...WINDOW, locale: 'en-US' })
     const page = await context.newPage()
     const errors: string[] = []
     page.on('console', (msg) => {
