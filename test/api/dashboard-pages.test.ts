@@ -11,44 +11,11 @@ import { createScryptHasher } from '../../src/adapters/system/password-hasher.js
 import { base32Decode, totp } from '../../src/domain/totp.js'
 import { api, expectProblem } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { DashboardClient as Browser } from '../helpers/dashboard.js'
 
 const FAST = createScryptHasher({ log2N: 10, r: 8, p: 1 })
 const PASSWORD = 'correct horse battery'
 const EMAIL = 'owner@shop.example'
-
-/** A browser's cookie jar, enough for these pages: name → value, from Set-Cookie. */
-class Browser {
-  readonly jar = new Map<string, string>()
-  constructor(private readonly t: TestApp) {}
-
-  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>) {
-    const res = await this.t.app.inject({
-      method,
-      url,
-      headers: {
-        ...(this.jar.size > 0 && { cookie: [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ') }),
-        ...(form !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }),
-      },
-      ...(form !== undefined && { payload: new URLSearchParams(form).toString() }),
-    })
-    const set = res.headers['set-cookie']
-    for (const line of Array.isArray(set) ? set : set === undefined ? [] : [set]) {
-      const [pair] = line.split(';')
-      const [name, value] = (pair ?? '').split('=') as [string, string]
-      if (/Max-Age=0/.test(line)) this.jar.delete(name)
-      else this.jar.set(name, value)
-    }
-    return res
-  }
-
-  /** The CSRF token of the form on the page at `url`. */
-  async csrf(url: string): Promise<string> {
-    const res = await this.request('GET', url)
-    const token = /name="csrf" value="([^"]+)"/.exec(res.body)?.[1]
-    expect(token, `${url}: ${res.statusCode} ${res.body.slice(0, 200)}`).toBeDefined()
-    return token!
-  }
-}
 
 const sha1 = (k: Uint8Array, m: Uint8Array) => createHmac('sha1', k).update(m).digest()
 
