@@ -1,5 +1,5 @@
 /** The dashboard's server-rendered pages: no script, one stylesheet from our own origin, strings from ./strings.ts. */
-import { STYLESHEET, ASSETS_PREFIX } from '../views/assets.js'
+import { ASSETS_PREFIX, DASHBOARD_STYLESHEET } from '../views/assets.js'
 import { html, type SafeHtml } from '../views/html.js'
 import type { Lang } from '../views/i18n.js'
 import type { SignedIn } from '../../app/authenticate-session.js'
@@ -25,10 +25,10 @@ function layout(p: Page, title: string, main: SafeHtml): string {
         <meta name="referrer" content="no-referrer" />
         <link rel="icon" href="data:," />
         <title>${title} · ${t.dashboard}</title>
-        <link rel="stylesheet" href="${p.base + ASSETS_PREFIX + STYLESHEET.name}" />
+        <link rel="stylesheet" href="${p.base + ASSETS_PREFIX + DASHBOARD_STYLESHEET.name}" />
       </head>
       <body>
-        <main>
+        <main class="narrow">
           <div class="card">${main}</div>
         </main>
       </body>

@@ -99,4 +99,9 @@ figure.chart .bar{fill:#1d4ed8}
 figure.chart .axis{stroke:#6b7280;stroke-width:1}
 figure.chart .grid-line{stroke:#e5e7eb;stroke-width:1}
 figure.chart text{fill:#374151;font-size:13px}
+/* the signed-out pages (sign-in, its code step, the invitation, two-factor enrolment): one column */
+main.narrow input[type=text],main.narrow input[type=email],main.narrow input[type=password]{width:100%}
+main.narrow .btn{width:100%;margin-top:.25rem}
+main.narrow form p{margin:0 0 1rem}
+main.narrow label{display:inline-block;margin-bottom:.25rem}
 `
