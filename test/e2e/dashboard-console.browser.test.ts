@@ -135,6 +135,7 @@ describe.skipIf(browserSkipReason !== undefined)('the operator console in a real
     await page.getByRole('heading', { name: 'Blue Mug Coffee Roasters', level: 1 }).waitFor()
     await page.getByText('books@bluemug.example').waitFor()
     await axe(context, page.url())
+    await shot(page, 'dashboard-console-merchant-en')
 
     // look up an order_id held by two merchants, then open one invoice
     await page
@@ -145,6 +146,7 @@ describe.skipIf(browserSkipReason !== undefined)('the operator console in a real
     await page.getByRole('button', { name: 'Find' }).click()
     await page.getByText('2 invoices found.').waitFor()
     await axe(context, page.url())
+    await shot(page, 'dashboard-console-lookup-en')
     await page
       .getByRole('row', { name: /Blue Mug/ })
       .getByRole('link', { name: 'ORDER-1042' })
@@ -153,6 +155,7 @@ describe.skipIf(browserSkipReason !== undefined)('the operator console in a real
     await page.getByText('invoice.paid').first().waitFor()
     expect(new URL(page.url()).pathname).toBe(`/dashboard/console/invoices/${paidId}`)
     await axe(context, page.url())
+    await shot(page, 'dashboard-console-invoice-en')
 
     await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Health' }).click()
     await page.getByRole('heading', { name: 'Health', level: 1 }).waitFor()

@@ -79,6 +79,7 @@ describe.skipIf(browserSkipReason !== undefined)('dashboard in a real browser (d
     await page.getByRole('button', { name: 'Turn on' }).click()
     await page.getByText('Keep these recovery codes somewhere safe', { exact: false }).waitFor()
     expect(await page.locator('li code').count()).toBe(10)
+    await shot(page, 'dashboard-recovery-codes-en')
 
     await page.getByRole('link', { name: 'Back to the dashboard' }).click()
     await page.getByText('Two-factor sign-in is on.').waitFor()
@@ -102,6 +103,7 @@ describe.skipIf(browserSkipReason !== undefined)('dashboard in a real browser (d
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor()
     await axe(context, `${origin}/dashboard/sign-in/code`)
+    await shot(page, 'dashboard-sign-in-code-en')
     await page.keyboard.type(code()) // the code field has focus
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Overview' }).waitFor()
