@@ -75,7 +75,7 @@ describe.skipIf(browserSkipReason !== undefined)('dashboard in a real browser (d
     const secret = (await page.locator('code').first().textContent())!.trim()
     const code = () =>
       totp((k, msg) => createHmac('sha1', k).update(msg).digest(), base32Decode(secret)!, t.clock.now())
-    await page.getByLabel('Code from your authenticator app, or a recovery code').fill(code())
+    await page.getByLabel('Code your authenticator app shows').fill(code())
     await page.getByRole('button', { name: 'Turn on' }).click()
     await page.getByText('Keep these recovery codes somewhere safe', { exact: false }).waitFor()
     expect(await page.locator('li code').count()).toBe(10)

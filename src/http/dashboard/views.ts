@@ -145,7 +145,7 @@ export function enrolPage(p: Page, o: { qr: string; secret: string; csrf: string
       <p>${t.key}: <code>${o.secret}</code></p>
       ${error(o.error)}
       <form method="post" action="${p.base}/dashboard/2fa">
-        ${csrf(o.csrf)} ${field('code', t.code, 'text', 'one-time-code', html`inputmode="numeric"`)}
+        ${csrf(o.csrf)} ${field('code', t.appCode, 'text', 'one-time-code', html`inputmode="numeric"`)}
         <button class="btn btn-primary" type="submit">${t.confirm}</button>
       </form>`,
   )
