@@ -4,10 +4,10 @@
  * merchant ends its users' sessions and its keys answer 403 merchant_disabled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClaimShare } from '../../src/domain/delivery.js'
 import { api, expectProblem } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { FAST_PASSWORDS, signedIn, type DashboardClient } from '../helpers/dashboard.js'
+import { failDueDeliveries } from '../helpers/deliveries.js'
 
 const HTML = { accept: 'text/html' }
 
@@ -101,23 +101,7 @@ describe('the operator console (docs/dashboard.md#operator-console)', () => {
 
   it('when a delivery fails, then the health page counts it and names its endpoint without its query', async () => {
     t.clock.advance(1)
-    const now = t.clock.now()
-    await t.rt.store.transaction(async (tx) => {
-      const share: ClaimShare = {
-        limit: 10,
-        perMerchant: 10,
-        perUnproven: 10,
-        inFlight: new Map(),
-        answering: new Set(),
-      }
-      for (const claim of await tx.deliveries.claimDue(now, new Date(now.getTime() + 60_000), share))
-        await tx.deliveries.settle(claim, {
-          status: 'pending',
-          attemptCount: 1,
-          nextAttemptAt: new Date(now.getTime() + 5_000),
-          updatedAt: now,
-        })
-    })
+    await failDueDeliveries(t, { statusCode: 502, retryInMs: 5_000 })
     t.rt.providerMetrics.notification('stripe', 'accepted')
     t.rt.providerMetrics.notification('stripe', 'refused')
     const res = await op.get('/dashboard/console/health')

@@ -6,8 +6,8 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ClaimShare } from '../../src/domain/delivery.js'
 import { api } from '../helpers/api.js'
+import { failDueDeliveries } from '../helpers/deliveries.js'
 import { browserSkipReason } from '../helpers/browser.js'
 import type { TestApp } from '../helpers/build-test-app.js'
 import { TEST_PASSWORD } from '../helpers/dashboard.js'
@@ -45,26 +45,7 @@ describe.skipIf(browserSkipReason !== undefined)('the operator console in a real
     await api(t).as(mug).newInvoice({ order_id: 'ORDER-1043', amount: '390.00', currency: 'RUB' })
     await api(t).as(socks).newInvoice({ order_id: 'ORDER-1042', amount: '15.00', currency: 'RUB' })
     t.clock.advance(600)
-    const now = t.clock.now()
-    await t.rt.store.transaction(async (tx) => {
-      const share: ClaimShare = {
-        limit: 10,
-        perMerchant: 10,
-        perUnproven: 10,
-        inFlight: new Map(),
-        answering: new Set(),
-      }
-      for (const claim of await tx.deliveries.claimDue(now, new Date(now.getTime() + 60_000), share)) {
-        await tx.deliveries.addAttempt(claim.id, {
-          id: crypto.randomUUID(),
-          at: now,
-          statusCode: 502,
-          latencyMs: 84,
-          error: 'answered 502',
-        })
-        await tx.deliveries.settle(claim, { status: 'pending', attemptCount: 1, nextAttemptAt: now, updatedAt: now })
-      }
-    })
+    await failDueDeliveries(t, { statusCode: 502, retryInMs: 0 })
     t.clock.advance(300)
     for (const result of ['accepted', 'accepted', 'accepted', 'refused', 'unknown'] as const)
       t.rt.providerMetrics.notification('stripe', result)
