@@ -4,14 +4,15 @@
  * - another merchant's owner reaches nothing of merchant A: every route naming A's invoice, delivery, key or user
  *   answers 404 `not_found`, and the pages without an id show none of A's data;
  * - A's viewer reads every page; each of its POSTs answers 403 `forbidden`, and nothing of A changes;
- * - a POST without its CSRF token answers 403 `csrf_failed`;
+ * - a POST without a session answers 401 `unauthenticated` (a page redirects to sign-in); without its CSRF token,
+ *   403 `csrf_failed`;
  * - the console answers A's owner and viewer 404; the merchant pages answer an operator 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MerchantId } from '../../src/domain/ids.js'
 import { api, expectStatus } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
-import { FAST_PASSWORDS, signedIn, type DashboardClient, type InjectResponse } from '../helpers/dashboard.js'
+import { DashboardClient, FAST_PASSWORDS, signedIn, type InjectResponse } from '../helpers/dashboard.js'
 import { routesOf, type Route } from '../helpers/routes.js'
 
 /** The pages before sign-in and the user's own account: not a merchant's, so not in these rules. */
@@ -142,6 +143,22 @@ describe("the dashboard's access rules over every route (docs/dashboard.md#users
     expect((await t.rt.store.merchants.findById(a.id as MerchantId))?.name).toBe('Blue Mug')
     expect((await t.rt.store.users.findByEmail('viewer@bluemug.example'))?.role).toBe('viewer')
     expect((await t.rt.store.refunds.listByInvoice(ids['invoice'] as never)).length).toBe(0)
+  })
+
+  it('when any form comes without a session, then 401 unauthenticated and a page sends the browser to sign in', async () => {
+    const nobody = new DashboardClient(t)
+    for (const r of routes) {
+      if (r.methods.includes('POST'))
+        expectProblem(await nobody.request('POST', ofA(r.path), FORM), 401, 'unauthenticated', `POST ${r.path}`)
+      if (r.methods.includes('GET')) {
+        const res = await nobody.get(ofA(r.path))
+        expect({ path: r.path, status: res.statusCode, to: res.headers.location }).toEqual({
+          path: r.path,
+          status: 303,
+          to: '/dashboard/sign-in',
+        })
+      }
+    }
   })
 
   it('when any form comes without its CSRF token, then 403 csrf_failed', async () => {
