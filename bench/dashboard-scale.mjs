@@ -53,6 +53,7 @@ const { createUuidV7 } = await import(join(ROOT, 'dist', 'adapters', 'system', '
 const { rebuildDailyTotals } = await import(
   join(ROOT, 'dist', 'adapters', 'db', 'repositories', 'daily-totals-repo.js')
 )
+const { REFUND_COLUMNS } = await import(join(ROOT, 'dist', 'adapters', 'db', 'repositories', 'refund-repo.js'))
 
 const TOTAL = Number(process.env.DASH_INVOICES ?? 1_000_000)
 const REQUESTS = Number(process.env.DASH_REQUESTS ?? 20)
@@ -107,24 +108,6 @@ if (created.status !== 201) throw new Error(`template invoice: ${created.status}
 const templateId = (await created.json()).order_id
 await service.stop()
 
-const REFUND_COLUMNS = [
-  'id',
-  'invoice_id',
-  'merchant_id',
-  'provider',
-  'amount',
-  'currency',
-  'status',
-  'reason',
-  'failure_reason',
-  'provider_refund_id',
-  'idempotency_key',
-  'request_hash',
-  'checks',
-  'next_check_at',
-  'created_at',
-  'updated_at',
-]
 const EVENT_COLUMNS = ['id', 'invoice_id', 'merchant_id', 'type', 'created_at']
 const DELIVERY_COLUMNS = [
   'id',

@@ -13,7 +13,8 @@ import type { Guard } from '../unavailable.js'
 import { refundDeltas } from '../../../domain/daily-totals.js'
 import type { TotalsSink } from './daily-totals-repo.js'
 
-const REFUND_COLUMNS = [
+/** The refunds table's columns, in the order rows are written (the dashboard bench seeds rows in it too). */
+export const REFUND_COLUMNS = [
   'id',
   'invoice_id',
   'merchant_id',
