@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BIN, ROOT, createMerchant, machineInfo, serviceEnv, startService } from './lib.mjs'
+import { BIN, ROOT, createMerchant, machineInfo, serviceEnv, startService, templateInvoice } from './lib.mjs'
 
 /**
  * Every dashboard page, as paths under the service: {invoice}, {order} and {merchant} name a seeded invoice (from the
@@ -93,20 +93,14 @@ async function pgQuery(url, text, values) {
 }
 
 // One invoice through the API: the template every seeded row copies.
-let service = await startService({ env, port: PORT, logFile })
-const created = await fetch(`${service.base}/api/v1/invoices`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', 'x-api-key': merchant.api_key },
-  body: JSON.stringify({
-    order_id: 'template',
-    amount: '100.00',
-    currency: 'RUB',
-    callback_url: 'https://shop.example/hook',
-  }),
+const templateId = await templateInvoice({
+  env,
+  port: PORT,
+  logFile,
+  merchant,
+  fields: { callback_url: 'https://shop.example/hook' },
 })
-if (created.status !== 201) throw new Error(`template invoice: ${created.status} ${await created.text()}`)
-const templateId = (await created.json()).order_id
-await service.stop()
+let service
 
 const EVENT_COLUMNS = ['id', 'invoice_id', 'merchant_id', 'type', 'created_at']
 const DELIVERY_COLUMNS = [

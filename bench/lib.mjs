@@ -65,6 +65,25 @@ export async function startService({ env, port, logFile, core, nodeArgs = [] }) 
 }
 
 /** Resolves once `url` answers at all (any status); gives up after 20 s. */
+/**
+ * One invoice made through the API of a service started for it (then stopped): the template the scale benches'
+ * seeded rows copy. `fields` are the create's optional fields. Resolves to the invoice's id.
+ */
+export async function templateInvoice({ env, port, logFile, merchant, fields }) {
+  const service = await startService({ env, port, logFile })
+  try {
+    const created = await fetch(`${service.base}/api/v1/invoices`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': merchant.api_key },
+      body: JSON.stringify({ order_id: 'template', amount: '100.00', currency: 'RUB', ...fields }),
+    })
+    if (created.status !== 201) throw new Error(`template invoice: ${created.status} ${await created.text()}`)
+    return (await created.json()).order_id
+  } finally {
+    await service.stop()
+  }
+}
+
 export async function waitFor(url) {
   for (let i = 0; i < 200; i += 1) {
     try {

@@ -22,6 +22,7 @@ import {
   runWrk,
   serviceEnv,
   startService,
+  templateInvoice,
   wrkScript,
 } from './lib.mjs'
 
@@ -42,20 +43,14 @@ const env = serviceEnv(`sqlite:${dbPath}`)
 const merchant = createMerchant(env, 'Scale')
 
 // One invoice through the API: the template every seeded row copies.
-let service = await startService({ env, port: PORT, logFile: join(work, 'service.log') })
-const created = await fetch(`${service.base}/api/v1/invoices`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', 'x-api-key': merchant.api_key },
-  body: JSON.stringify({
-    order_id: 'template',
-    amount: '100.00',
-    currency: 'RUB',
-    comment: 'Order from the scale bench',
-  }),
+const templateId = await templateInvoice({
+  env,
+  port: PORT,
+  logFile: join(work, 'service.log'),
+  merchant,
+  fields: { comment: 'Order from the scale bench' },
 })
-if (created.status !== 201) throw new Error(`template invoice: ${created.status} ${await created.text()}`)
-const templateId = (await created.json()).order_id
-await service.stop()
+let service
 
 const db = new Database(dbPath)
 db.pragma('journal_mode = WAL')
