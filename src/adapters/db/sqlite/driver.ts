@@ -21,6 +21,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely'
 import { StoreUnavailableError } from '../../../ports/store.js'
+import type { Checkpointer } from './checkpointer.js'
 import { HotReads } from './hot-reads.js'
 import { LockWait, Mutex } from './lock-wait.js'
 import { COMMIT, ROLLBACK, StatementCache } from './statements.js'
@@ -40,6 +41,8 @@ export interface LockWaitOptions {
    * acknowledged and then not be there at the next start.
    */
   readonly stillAtPath?: () => boolean
+  /** Checkpoints the WAL off the event loop (a file database only): told of every COMMIT, stopped at close. */
+  readonly checkpointer?: Checkpointer
 }
 
 /** The database file was removed or replaced under the running service: nothing more is written (503, not ready). */
@@ -82,6 +85,7 @@ export class GroupCommitDriver implements Driver {
   /** Set while a transaction holds the turn waiting for the write lock (readiness: another process has it). */
   #lockWaitSince: number | undefined
   readonly #stillAtPath: () => boolean
+  readonly #checkpointer: Checkpointer | undefined
 
   constructor(writer: BetterSqlite3.Database, readers: SqliteReaders | undefined, opts: LockWaitOptions) {
     this.#writer = new StatementCache(writer)
@@ -90,6 +94,7 @@ export class GroupCommitDriver implements Driver {
     this.#writeLock = new LockWait(opts.busyTimeoutMs)
     this.#readLock = new LockWait(opts.busyTimeoutMs)
     this.#stillAtPath = opts.stillAtPath ?? (() => true)
+    this.#checkpointer = opts.checkpointer
   }
 
   async init(): Promise<void> {}
@@ -199,6 +204,7 @@ export class GroupCommitDriver implements Driver {
   async destroy(): Promise<void> {
     await this.#flush()
     this.#endSnapshot()
+    await this.#checkpointer?.stop()
     this.#hot?.connection.db.close()
     this.#reader?.db.close()
     this.#writer.db.close()
@@ -218,7 +224,9 @@ export class GroupCommitDriver implements Driver {
       this.#endSnapshot() // this write commits on its own, and readNow must see it from now on
       if (!this.#stillAtPath()) throw fileGone()
       // an autocommit statement that failed with SQLITE_BUSY did nothing: trying it again is safe
-      return await this.#writeLock.run(() => this.#writer.run<R>(compiled))
+      const result = await this.#writeLock.run(() => this.#writer.run<R>(compiled))
+      this.#checkpointer?.committed()
+      return result
     } finally {
       this.#mutex.unlock()
     }
@@ -288,6 +296,9 @@ export class GroupCommitDriver implements Driver {
     await this.#mutex.lock()
     try {
       this.#commitBatch()
+      // between two batches: the checkpoint thread may take the writer's turn to start the WAL over
+      const handedOver = this.#checkpointer?.handOverIfAsked()
+      if (handedOver !== undefined) await handedOver
     } finally {
       this.#mutex.unlock()
     }
@@ -313,6 +324,7 @@ export class GroupCommitDriver implements Driver {
       for (const w of waiting) w.reject(batchLost(err))
       return
     }
+    this.#checkpointer?.committed()
     for (const w of waiting) w.resolve()
   }
 

@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { Checkpointer } from '../../src/adapters/db/sqlite/checkpointer.js'
+import { openSqliteStore } from '../../src/adapters/db/sqlite/sqlite-store.js'
+import type { Store } from '../../src/ports/store.js'
+import { givenMerchant, invoiceFixture } from './fixtures.js'
+
+// The WAL is checkpointed by a thread of its own, not inside the writer's COMMITs on the event loop
+// (src/adapters/db/sqlite/checkpointer.ts, docs/operations.md#storage).
+
+interface CheckpointResult {
+  busy: number
+  log: number
+  checkpointed: number
+}
+
+/** The frames in the WAL now, as another process would see them (a PASSIVE checkpoint that copies nothing new). */
+function walFrames(path: string): number {
+  const outside = new BetterSqlite3(path)
+  try {
+    const [r] = outside.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[]
+    return r!.log
+  } finally {
+    outside.close()
+  }
+}
+
+/** The most frames the WAL has held since it was made: its file is reused from the start, never shortened. */
+function walFileFrames(path: string): number {
+  return Math.floor((statSync(`${path}-wal`).size - 32) / (4096 + 24))
+}
+
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((done) => setTimeout(done, 10))
+  }
+}
+
+describe('SQLite checkpoints off the event loop', () => {
+  let dir: string
+  let path: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'checkpoints-'))
+    path = join(dir, 'c.db')
+  })
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('when the store commits, then the thread copies the WAL back and the writer starts it over', async () => {
+    const store: Store = await openSqliteStore({ path, synchronous: 'full' })
+    try {
+      await store.migrate()
+      const merchant = await givenMerchant(store)
+      // a few hundred frames: far below the 1000 pages at which the writer's own automatic checkpoint would run
+      for (let i = 0; i < 40; i += 1) await store.transaction((tx) => tx.invoices.insert(invoiceFixture(merchant.id)))
+      expect(walFileFrames(path)).toBeGreaterThan(40)
+      // copied back by the thread: the writer's next transaction begins the WAL anew, so it holds that one alone
+      await new Promise((done) => setTimeout(done, 300))
+      await store.transaction((tx) => tx.invoices.insert(invoiceFixture(merchant.id)))
+      expect(walFrames(path)).toBeLessThan(20)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('when a writer commits back to back, then a RESTART given the turn between two batches keeps the WAL bounded', async () => {
+    const writer = new BetterSqlite3(path)
+    writer.pragma('journal_mode = WAL')
+    writer.pragma('wal_autocheckpoint = 0')
+    writer.exec('create table t (id integer primary key, body text)')
+    const checkpointer = new Checkpointer({
+      path,
+      synchronous: 'FULL',
+      fallBack: () => {
+        throw new Error('the thread failed')
+      },
+      intervalMs: 20,
+      restartAtFrames: 200,
+    })
+    const insert = writer.prepare('insert into t (body) values (?)')
+    try {
+      // the thread up (its first round done) before the writer's burst
+      insert.run('first')
+      checkpointer.committed()
+      await until(() => checkpointer.rounds > 0, 'the first checkpoint')
+      // a batch per pass, as the driver makes them, the turn offered after each COMMIT
+      for (let i = 0; i < 400; i += 1) {
+        writer.exec('begin immediate')
+        for (let k = 0; k < 20; k += 1) insert.run('x'.repeat(500))
+        writer.exec('commit')
+        checkpointer.committed()
+        const handedOver = checkpointer.handOverIfAsked()
+        if (handedOver !== undefined) await handedOver
+        await new Promise((done) => setImmediate(done))
+      }
+      expect(checkpointer.rounds).toBeGreaterThan(1)
+      // ≈ 3 frames a batch: more than 1,200 frames unchecked; a few hundred at most with the thread's RESTARTs (the
+      // file keeps the largest size the WAL had)
+      expect(walFileFrames(path)).toBeLessThan(600)
+    } finally {
+      await checkpointer.stop()
+      writer.close()
+    }
+  })
+
+  it('when the thread cannot run, then the writer gets its own automatic checkpoint back', async () => {
+    let fellBack = 0
+    const checkpointer = new Checkpointer({
+      path: join(dir, 'missing.db'),
+      synchronous: 'FULL',
+      fallBack: () => fellBack++,
+    })
+    await until(() => fellBack > 0, 'the fallback')
+    await checkpointer.stop()
+    expect(fellBack).toBe(1)
+  })
+})
