@@ -145,5 +145,6 @@ export function runWrk({ url, script, connections, duration }) {
     p99_ms: r.p99_ms,
     errors: r.errors,
     requests: r.requests,
+    seconds: r.duration_us / 1e6,
   }
 }

@@ -10,6 +10,8 @@
 //   BENCH_DATABASE_URL=postgres://…  run the service on PostgreSQL instead of a fresh SQLite file
 //   BENCH_NODE_ARGS="--single-threaded-gc"  Node flags for the service (docs/performance.md#reproduce)
 //   BENCH_RUNS=3       whole runs (a fresh database and servers each); prints the median of each figure
+//   BENCH_SLICES=5     slices each profile's measured seconds are cut into, alternating with the other profiles
+//                      of its group (the floor beside the service: the host's speed drifts within a run)
 //
 // The headline is each profile against its floor (getInfo and create: their req/s over their floor's); the ratio to
 // the bare server stays in the table as context. The JSON keeps every run's figures (`runs`) beside the medians.
@@ -34,7 +36,7 @@ import {
   wrkScript,
 } from './lib.mjs'
 import { coreShares, coreTimes, processCpuSeconds } from './cpu.mjs'
-import { headline, medianOfRuns, withRatios } from './summary.mjs'
+import { combineSlices, headline, medianOfRuns, withRatios } from './summary.mjs'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -45,6 +47,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
 const DATABASE_URL = process.env.BENCH_DATABASE_URL
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '')
 const RUNS = Number(process.env.BENCH_RUNS ?? 1)
+const SLICES = Number(process.env.BENCH_SLICES ?? 5)
 requireWrk()
 
 const PORT = 18080
@@ -180,26 +183,53 @@ async function run() {
     return { p99_ms: ms[Math.floor(ms.length * 0.99)] ?? NaN, max_ms: ms.at(-1) ?? NaN }
   }
 
-  const results = []
-  for (const p of profiles) {
-    if (WARMUP > 0) runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: WARMUP })
-    const from = p.url === base ? logSize() : undefined
-    const cpuBefore = processCpuSeconds(p.pid)
-    const coresBefore = coreTimes()
-    const r = runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: DURATION })
-    const cpuAfter = processCpuSeconds(p.pid)
-    const coresAfter = coreTimes()
-    // the server process's CPU (all its threads) per answered request, and how busy each core was meanwhile
-    const cpu_us_per_request =
-      cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests
-    const cores =
-      coresBefore === undefined || coresAfter === undefined ? undefined : coreShares(coresBefore, coresAfter)
-    let server
-    if (from !== undefined) {
+  // Profiles measured side by side, in alternating slices of DURATION / SLICES seconds: the host's speed drifts
+  // by more within a run than the differences measured (one run's getInfo was 1.33 of its floor, measured 20 s
+  // apart), and a ratio is only as good as the two measurements were made on the same machine. The bare server
+  // alternates with getInfo's floor and getInfo, create's floor with create; mixed, with no floor, runs whole.
+  const byKey = new Map(profiles.map((p) => [p.key, p]))
+  const groups = [['bare', 'floor-getinfo', 'getinfo'], ['floor-create', 'create'], ['mixed']]
+  const measured = new Map()
+  for (const group of groups) {
+    const members = group.map((key) => byKey.get(key)).filter((p) => p !== undefined)
+    for (const p of members)
+      if (WARMUP > 0) runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: WARMUP })
+    const rounds = members.length > 1 ? SLICES : 1
+    const seconds = Math.max(1, Math.round(DURATION / rounds))
+    // every group has the service in it at most once, so its log lines from here on are that profile's
+    const from = logSize()
+    for (const p of members) measured.set(p.key, { slices: [], cpu: 0, cores: undefined })
+    for (let round = 0; round < rounds; round++) {
+      for (const p of members) {
+        const m = measured.get(p.key)
+        const cpuBefore = processCpuSeconds(p.pid)
+        const coresBefore = coreTimes()
+        m.slices.push(runWrk({ url: p.url, script: p.script, connections: CONNECTIONS, duration: seconds }))
+        const cpuAfter = processCpuSeconds(p.pid)
+        const coresAfter = coreTimes()
+        m.cpu =
+          cpuBefore === undefined || cpuAfter === undefined || m.cpu === undefined
+            ? undefined
+            : m.cpu + cpuAfter - cpuBefore
+        // each core's counters over this profile's slices only, added up
+        m.cores =
+          coresBefore === undefined || coresAfter === undefined
+            ? undefined
+            : coresAfter.map((now, c) => now.map((v, k) => v - (coresBefore[c]?.[k] ?? 0) + (m.cores?.[c]?.[k] ?? 0)))
+      }
+    }
+    const service = members.find((p) => p.url === base)
+    if (service !== undefined) {
       // the log is written asynchronously: a moment for its last lines
       await new Promise((done) => setTimeout(done, 500))
-      server = serverTimes(from)
+      measured.get(service.key).server = serverTimes(from)
     }
+  }
+
+  const results = []
+  for (const p of profiles) {
+    const m = measured.get(p.key)
+    const r = combineSlices(m.slices)
     results.push({
       key: p.key,
       profile: p.name,
@@ -208,9 +238,11 @@ async function run() {
       p50_ms: r.p50_ms,
       p99_ms: r.p99_ms,
       errors: r.errors,
-      server_time: server,
-      cpu_us_per_request,
-      cores,
+      server_time: m.server,
+      // the server process's CPU (all its threads) per answered request, and how busy each core was meanwhile
+      cpu_us_per_request: m.cpu === undefined ? undefined : (m.cpu * 1e6) / r.requests,
+      cores: m.cores === undefined ? undefined : coreShares([], m.cores),
+      slices: m.slices.length,
     })
   }
   bare.kill('SIGTERM')

@@ -10,6 +10,23 @@ export function median(values) {
 }
 
 /**
+ * One profile's slices (wrk runs of a few seconds each, alternating with the other profiles of its group) as one
+ * measurement: req/s over all of them, each latency percentile the median of the slices' (wrk reports percentiles,
+ * not its histogram), errors added up. Each slice: `{ requests, seconds, p50_ms, p99_ms, errors }`.
+ */
+export function combineSlices(slices) {
+  const requests = slices.reduce((sum, s) => sum + s.requests, 0)
+  const seconds = slices.reduce((sum, s) => sum + s.seconds, 0)
+  return {
+    rps: requests / seconds,
+    requests,
+    p50_ms: median(slices.map((s) => s.p50_ms)),
+    p99_ms: median(slices.map((s) => s.p99_ms)),
+    errors: slices.reduce((sum, s) => sum + s.errors, 0),
+  }
+}
+
+/**
  * Adds to each result of one run `ratio` (its req/s over the bare server's, the first result) and, for a profile
  * with a `floor` (the key of the floor profile doing its own work without the framework), `ratio_to_floor`.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { headline, median, medianOfRuns, withRatios, type ProfileResult } from '../../bench/summary.mjs'
+import { combineSlices, headline, median, medianOfRuns, withRatios, type ProfileResult } from '../../bench/summary.mjs'
 
 // What `npm run bench` prints and keeps (bench/summary.mjs): ratios to the floors as the headline, medians of runs.
 const result = (key: string, rps: number, extra: Partial<ProfileResult> = {}): ProfileResult => ({
@@ -26,6 +26,23 @@ describe('bench summary', () => {
     expect(median([4, 1, 3, 2])).toBe(2.5)
     expect(median([undefined, 7, Number.NaN])).toBe(7)
     expect(median([])).toBeUndefined()
+  })
+
+  it("makes one profile's alternating slices one measurement: req/s over all, each percentile the slices' median", () => {
+    const slice = (requests: number, seconds: number, p99_ms: number, errors = 0) => ({
+      requests,
+      seconds,
+      p50_ms: p99_ms / 4,
+      p99_ms,
+      errors,
+    })
+    const r = combineSlices([slice(20_000, 2, 8), slice(10_000, 2, 30), slice(30_000, 2.5, 9, 1)])
+    // 60 000 requests in 6.5 s, not the mean of 10 000, 5 000 and 12 000 req/s
+    expect(r.rps).toBeCloseTo(60_000 / 6.5, 10)
+    expect(r.requests).toBe(60_000)
+    expect(r.p99_ms).toBe(9)
+    expect(r.p50_ms).toBe(2.25)
+    expect(r.errors).toBe(1)
   })
 
   it('gives each profile its ratio to the bare server, and a profile with a floor its ratio to that floor', () => {
