@@ -11,7 +11,8 @@
 // checked, a UUIDv7 id (the service's generator), the row made by the service's invoiceToRow and inserted by the
 // service's statement (ON CONFLICT on the live-order index), the QR data URI by the service's http/qr.ts, the
 // answer by its createResponseToWire, the same headers, log line and metrics; the inserts of one event-loop pass
-// in one transaction committed at its end (WAL, synchronous=FULL), and no answer before that COMMIT returned.
+// in one transaction committed at its end (WAL, synchronous=FULL), and no answer before that COMMIT returned; the
+// WAL checkpointed on a thread, as the service does (src/adapters/db/sqlite/checkpointer.ts).
 // It answers only the well-formed happy path the bench sends (anything else: 404), so it is not a service, only
 // a measure: how close to the bare server getInfo and create could come on this machine if the framework cost
 // nothing.
@@ -31,6 +32,7 @@ import { parseAmount } from '../dist/domain/money.js'
 import { invoiceToRow } from '../dist/adapters/db/schema.js'
 import { createResponseToWire } from '../dist/http/dto.js'
 import { qrDataUri } from '../dist/http/qr.js'
+import { Checkpointer } from '../dist/adapters/db/sqlite/checkpointer.js'
 
 const require = createRequire(import.meta.url)
 const Database = require('better-sqlite3')
@@ -155,6 +157,16 @@ const insert = writer.prepare(
 )
 const beginWrite = writer.prepare('begin')
 const commitWrite = writer.prepare('commit')
+// checkpoints as the service makes them: on a thread of their own, which takes the writer's turn between two
+// batches to start a grown WAL over (the creates that arrive meanwhile wait for it, as in the service's driver)
+writer.pragma('wal_autocheckpoint = 0')
+const checkpointer = new Checkpointer({
+  path: createDbFile,
+  synchronous: 'FULL',
+  fallBack: () => writer.pragma('wal_autocheckpoint = 1000'),
+})
+let handingOver = false
+let heldBack = []
 const createMerchant = process.env.FLOOR_CREATE_MERCHANT
 const newId = createUuidV7()
 const PUBLIC_URL = 'http://localhost:3000'
@@ -165,14 +177,28 @@ const commitBatch = () => {
   const answers = batch
   batch = []
   commitWrite.run()
+  checkpointer.committed()
   for (let i = 0; i < answers.length; i += 2) answers[i].end(answers[i + 1])
+  const handedOver = checkpointer.handOverIfAsked()
+  if (handedOver === undefined) return
+  handingOver = true
+  handedOver.then(() => {
+    handingOver = false
+    const held = heldBack
+    heldBack = []
+    for (const run of held) run()
+  })
 }
 
 function create(req, res) {
   const started = performance.now()
   const chunks = []
   req.on('data', (c) => chunks.push(c))
-  req.on('end', () => {
+  req.on('end', function answer() {
+    if (handingOver) {
+      heldBack.push(answer)
+      return
+    }
     const key = req.headers['x-api-key']
     let input
     try {
