@@ -9,6 +9,9 @@
 import { workerData } from 'node:worker_threads'
 import BetterSqlite3 from 'better-sqlite3'
 
+/** At most this many rounds (of `intervalMs`) between two requests for the writer's turn while readers hold it back. */
+const MAX_BACK_OFF = 64
+
 interface CheckpointWorkerData {
   readonly path: string
   readonly synchronous: 'FULL' | 'NORMAL'
@@ -18,6 +21,7 @@ interface CheckpointWorkerData {
   readonly intervalMs: number
   readonly restartAtFrames: number
   readonly handOverWaitMs: number
+  readonly readerWaitMs: number
 }
 
 interface CheckpointResult {
@@ -30,8 +34,12 @@ const data = workerData as CheckpointWorkerData
 const { state, slots, turn } = data
 const stopping = (): boolean => Atomics.load(state, slots.stop) !== 0
 
-// timeout: how long a RESTART may wait for readers still on an older snapshot (theirs last a pass at most)
-const db = new BetterSqlite3(data.path, { fileMustExist: true, timeout: 200 })
+// timeout: how long a RESTART, holding the writer's turn, waits for readers still on an older snapshot (a lookup's
+// lasts a pass); a longer read (an export streaming its rows) outlasts it, and the writer gets its turn back
+const db = new BetterSqlite3(data.path, { fileMustExist: true, timeout: data.readerWaitMs })
+/** Rounds to let pass before asking for the writer's turn again, after a RESTART that a reader held back. */
+let backOff = 0
+let nextBackOff = 1
 try {
   db.pragma(`synchronous = ${data.synchronous}`)
   db.pragma('wal_autocheckpoint = 0')
@@ -68,15 +76,25 @@ function checkpoint(): void {
     return
   }
   if (result === undefined || result.log < data.restartAtFrames) return
+  // a reader on an older snapshot kept the PASSIVE one from copying everything: a RESTART would wait for it too
+  if (result.checkpointed < result.log) return
+  if (backOff > 0) {
+    backOff -= 1
+    return
+  }
   Atomics.store(state, slots.turn, turn.asked)
   Atomics.wait(state, slots.turn, turn.asked, data.handOverWaitMs)
   // not given in time (no batch ended, or the store is closing): withdraw the request, unless given meanwhile
   if (Atomics.compareExchange(state, slots.turn, turn.asked, turn.idle) === turn.asked) return
+  let restarted = false
   try {
-    if (!stopping()) db.pragma('wal_checkpoint(RESTART)')
+    if (!stopping()) restarted = (db.pragma('wal_checkpoint(RESTART)') as CheckpointResult[])[0]?.busy === 0
   } catch {
     // as above; the writer's turn is given back either way
   } finally {
+    // held back (a long read): ask less and less often, up to every MAX_BACK_OFF rounds, until one gets through
+    backOff = restarted ? 0 : nextBackOff
+    nextBackOff = restarted ? 1 : Math.min(nextBackOff * 2, MAX_BACK_OFF)
     Atomics.store(state, slots.turn, turn.idle)
     Atomics.notify(state, slots.turn)
   }

@@ -32,6 +32,11 @@ export interface CheckpointerOptions {
 
 /** How long either side waits for the other in a hand-over before going on without it. */
 const HAND_OVER_WAIT_MS = 1000
+/**
+ * How long a RESTART holding the writer's turn waits for readers on an older snapshot: the writes wait that long at
+ * most. The lookups' snapshots end with their pass; a longer read (a CSV export) makes the RESTART give up.
+ */
+const READER_WAIT_MS = 20
 
 export class Checkpointer {
   readonly #state = new Int32Array(new SharedArrayBuffer(Object.keys(SLOTS).length * 4))
@@ -52,6 +57,7 @@ export class Checkpointer {
         intervalMs: opts.intervalMs ?? 100,
         restartAtFrames: opts.restartAtFrames ?? 1000,
         handOverWaitMs: HAND_OVER_WAIT_MS,
+        readerWaitMs: READER_WAIT_MS,
       },
     })
     // a store left open must not keep the process alive: the thread only ever sleeps or checkpoints
