@@ -219,14 +219,15 @@ describe('SQLite group commit (the writes of one event-loop turn share one durab
       const first = invoiceFixture(merchant.id)
       await store.transaction((tx) => tx.invoices.insert(first))
       // each pass: a write and a lookup (a snapshot held through the pass). 3,000 COMMITs write ~100 MB of WAL
-      // frames, which stays near SQLite's 1,000-page (4 MB) checkpoint threshold only if no snapshot of ours
+      // frames; the checkpoint thread starts the WAL over past 1,000 frames (4 MB), and the writer's backstop
+      // past 10,000 (40 MB) if the thread falls behind on a loaded machine — either only if no snapshot of ours
       // outlives its pass and keeps the checkpoints from copying the whole WAL back
       for (let i = 0; i < 3000; i += 1) {
         const write = store.transaction((tx) => tx.invoices.insert(invoiceFixture(merchant.id)))
         expect(await store.invoices.findById(first.id)).toBeDefined()
         await write
       }
-      expect(statSync(`${path}-wal`).size).toBeLessThan(16 * 1024 * 1024)
+      expect(statSync(`${path}-wal`).size).toBeLessThan(48 * 1024 * 1024)
     })
   })
 })

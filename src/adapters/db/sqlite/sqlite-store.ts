@@ -26,6 +26,9 @@ export interface SqliteStoreOptions {
 
 /** SQLite's default automatic checkpoint, put back should the checkpoint thread fail. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000
+/** The writer's own checkpoint beside the thread: ten times SQLite's default (≈ 40 MB of WAL), never reached while
+ * the thread keeps up. */
+const BACKSTOP_CHECKPOINT_PAGES = 10 * SQLITE_AUTOCHECKPOINT_PAGES
 
 /** A readiness probe waits at most this long for the write lock (probes have short timeouts of their own). */
 const PROBE_MAX_WAIT_MS = 1000
@@ -120,7 +123,9 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
  * the database file beside the event loop instead of inside every ≈ 27th COMMIT under load.
  */
 function checkpointOffTheLoop(writer: BetterSqlite3.Database, opts: SqliteStoreOptions): Checkpointer {
-  writer.pragma('wal_autocheckpoint = 0')
+  // a backstop, not the way: should the thread fall far behind (a machine short of CPU), the writer's own
+  // checkpoint copies back what is left once the WAL passes this many pages, so it stays bounded whatever happens
+  writer.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`)
   return new Checkpointer({
     path: opts.path,
     synchronous: opts.synchronous === 'full' ? 'FULL' : 'NORMAL',
