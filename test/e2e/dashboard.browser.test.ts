@@ -114,5 +114,5 @@ describe.skipIf(browserSkipReason !== undefined)('dashboard in a real browser (d
     await page.getByText('Двухфакторный вход включён.').waitFor()
     expect(errors).toEqual([])
     await context.close()
-  })
+  }, 120_000)
 })
