@@ -26,7 +26,8 @@ async function cli(
   }
 }
 
-describe('invoice-service CLI (child process)', () => {
+// each CLI call is a process of its own (≈ 1 s, more on a loaded machine) and a test makes up to eight of them
+describe('invoice-service CLI (child process)', { timeout: 120_000 }, () => {
   let dir: string
   let env: Record<string, string>
   beforeAll(async () => {
