@@ -33,6 +33,23 @@ function walFileFrames(path: string): number {
   return Math.floor((statSync(`${path}-wal`).size - 32) / (4096 + 24))
 }
 
+/** A writer as the driver's (WAL, its own automatic checkpoint off) on a table of its own, and the thread beside it. */
+function writerWithThread(path: string, opts: { intervalMs: number; restartAtFrames: number }) {
+  const writer = new BetterSqlite3(path)
+  writer.pragma('journal_mode = WAL')
+  writer.pragma('wal_autocheckpoint = 0')
+  writer.exec('create table t (id integer primary key, body text)')
+  const checkpointer = new Checkpointer({
+    path,
+    synchronous: 'FULL',
+    fallBack: () => {
+      throw new Error('the thread failed')
+    },
+    ...opts,
+  })
+  return { writer, checkpointer, insert: writer.prepare('insert into t (body) values (?)') }
+}
+
 async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms
   while (!check()) {
@@ -70,20 +87,7 @@ describe('SQLite checkpoints off the event loop', () => {
   })
 
   it('when a writer commits back to back, then a RESTART given the turn between two batches starts the WAL over', async () => {
-    const writer = new BetterSqlite3(path)
-    writer.pragma('journal_mode = WAL')
-    writer.pragma('wal_autocheckpoint = 0')
-    writer.exec('create table t (id integer primary key, body text)')
-    const checkpointer = new Checkpointer({
-      path,
-      synchronous: 'FULL',
-      fallBack: () => {
-        throw new Error('the thread failed')
-      },
-      intervalMs: 20,
-      restartAtFrames: 200,
-    })
-    const insert = writer.prepare('insert into t (body) values (?)')
+    const { writer, checkpointer, insert } = writerWithThread(path, { intervalMs: 20, restartAtFrames: 200 })
     try {
       // the thread up (its first round done) before the writer's burst
       insert.run('first')
@@ -120,20 +124,7 @@ describe('SQLite checkpoints off the event loop', () => {
   })
 
   it('when a long read holds an old snapshot (an export), then the writer is not kept waiting for it', async () => {
-    const writer = new BetterSqlite3(path)
-    writer.pragma('journal_mode = WAL')
-    writer.pragma('wal_autocheckpoint = 0')
-    writer.exec('create table t (id integer primary key, body text)')
-    const checkpointer = new Checkpointer({
-      path,
-      synchronous: 'FULL',
-      fallBack: () => {
-        throw new Error('the thread failed')
-      },
-      intervalMs: 5,
-      restartAtFrames: 50,
-    })
-    const insert = writer.prepare('insert into t (body) values (?)')
+    const { writer, checkpointer, insert } = writerWithThread(path, { intervalMs: 5, restartAtFrames: 50 })
     const reader = new BetterSqlite3(path, { readonly: true })
     try {
       insert.run('first')
