@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Checkpointer } from '../../src/adapters/db/sqlite/checkpointer.js'
 import { openSqliteStore } from '../../src/adapters/db/sqlite/sqlite-store.js'
 import type { Store } from '../../src/ports/store.js'
+import { until } from '../helpers/until.js'
 import { givenMerchant, invoiceFixture } from './fixtures.js'
 
 // The WAL is checkpointed by a thread of its own, not inside the writer's COMMITs on the event loop
@@ -50,13 +51,8 @@ function writerWithThread(path: string, opts: { intervalMs: number; restartAtFra
   return { writer, checkpointer, insert: writer.prepare('insert into t (body) values (?)') }
 }
 
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((done) => setTimeout(done, 10))
-  }
-}
+/** Waits (5 s at most) until the thread has done what `check` looks for. */
+const untilThread = (what: string, check: () => boolean): Promise<void> => until(what, check, { ms: 5000, everyMs: 10 })
 
 describe('SQLite checkpoints off the event loop', () => {
   let dir: string
@@ -92,7 +88,7 @@ describe('SQLite checkpoints off the event loop', () => {
       // the thread up (its first round done) before the writer's burst
       insert.run('first')
       checkpointer.committed()
-      await until(() => checkpointer.rounds > 0, 'the first checkpoint')
+      await untilThread('the first checkpoint', () => checkpointer.rounds > 0)
       // a batch per pass, as the driver makes them, the turn offered after each COMMIT, until the thread has
       // taken it three times (however long a loaded machine keeps it waiting for a core)
       const batch = (): void => {
@@ -129,7 +125,7 @@ describe('SQLite checkpoints off the event loop', () => {
     try {
       insert.run('first')
       checkpointer.committed()
-      await until(() => checkpointer.rounds > 0, 'the first checkpoint')
+      await untilThread('the first checkpoint', () => checkpointer.rounds > 0)
       // a read transaction that outlives many batches, as a CSV export streaming its rows does
       reader.exec('begin')
       reader.prepare('select count(*) from t').get()
@@ -163,7 +159,7 @@ describe('SQLite checkpoints off the event loop', () => {
       synchronous: 'FULL',
       fallBack: () => fellBack++,
     })
-    await until(() => fellBack > 0, 'the fallback')
+    await untilThread('the fallback', () => fellBack > 0)
     await checkpointer.stop()
     expect(fellBack).toBe(1)
   })

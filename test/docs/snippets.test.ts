@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../helpers/live-service.js'
+import { until as waitUntil } from '../helpers/until.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const ci = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false'
@@ -93,13 +94,8 @@ interface Service {
   stop(): Promise<void>
 }
 
-const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> => {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+const until = (what: string, check: () => boolean | Promise<boolean>): Promise<void> =>
+  waitUntil(what, check, { ms: 15_000, everyMs: 100 })
 
 async function startService(dir: string): Promise<Service> {
   const port = await freePort()
