@@ -12,7 +12,7 @@
 // service's statement (ON CONFLICT on the live-order index), the QR data URI by the service's http/qr.ts, the
 // answer by its createResponseToWire, the same headers, log line and metrics; the inserts of one event-loop pass
 // in one transaction committed at its end (WAL, synchronous=FULL), and no answer before that COMMIT returned; the
-// WAL checkpointed on a thread, as the service does (src/adapters/db/sqlite/checkpointer.ts).
+// WAL checkpointed on a thread, set up by the service's own checkpointOffTheLoop (sqlite/sqlite-store.ts).
 // It answers only the well-formed happy path the bench sends (anything else: 404), so it is not a service, only
 // a measure: how close to the bare server getInfo and create could come on this machine if the framework cost
 // nothing.
@@ -32,7 +32,7 @@ import { parseAmount } from '../dist/domain/money.js'
 import { invoiceToRow } from '../dist/adapters/db/schema.js'
 import { createResponseToWire } from '../dist/http/dto.js'
 import { qrDataUri } from '../dist/http/qr.js'
-import { Checkpointer } from '../dist/adapters/db/sqlite/checkpointer.js'
+import { checkpointOffTheLoop } from '../dist/adapters/db/sqlite/sqlite-store.js'
 
 const require = createRequire(import.meta.url)
 const Database = require('better-sqlite3')
@@ -159,12 +159,7 @@ const beginWrite = writer.prepare('begin')
 const commitWrite = writer.prepare('commit')
 // checkpoints as the service makes them: on a thread of their own, which takes the writer's turn between two
 // batches to start a grown WAL over (the creates that arrive meanwhile wait for it, as in the service's driver)
-writer.pragma('wal_autocheckpoint = 0')
-const checkpointer = new Checkpointer({
-  path: createDbFile,
-  synchronous: 'FULL',
-  fallBack: () => writer.pragma('wal_autocheckpoint = 1000'),
-})
+const checkpointer = checkpointOffTheLoop(writer, { path: createDbFile, synchronous: 'full' })
 let handingOver = false
 let heldBack = []
 const createMerchant = process.env.FLOOR_CREATE_MERCHANT

@@ -6,9 +6,9 @@
  * which the event loop answered nothing (bench/history/analyses.json), and every request in flight waited for it.
  * Here the writer's automatic checkpoint is moved far out (a backstop at 10,000 pages, sqlite-store.ts) and a
  * worker thread with a connection of its own checkpoints instead (checkpoint-worker.ts), woken by the writer's
- * commits through shared memory (an atomic add and a notify per COMMIT, no message), at most once per `intervalMs`. The copy and its fsync wait on the disk beside the event
- * loop, not in it. To start a grown WAL over, the thread asks for the writer's turn, which the driver gives between
- * two batches (`handOverIfAsked`).
+ * commits through shared memory (an atomic add and a notify per COMMIT, no message), at most once per `intervalMs`.
+ * The copy and its fsync wait on the disk beside the event loop, not in it. To start a grown WAL over, the thread
+ * asks for the writer's turn, which the driver gives between two batches (`handOverIfAsked`).
  *
  * Should the thread fail (it cannot open the file, or ends with an error), the writer's automatic checkpoint goes
  * back to SQLite's default: the WAL stays bounded as before, only on the event loop again.

@@ -120,9 +120,13 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
 
 /**
  * The writer's automatic checkpoints handed to a thread of their own (checkpointer.ts): the WAL is copied back into
- * the database file beside the event loop instead of inside every ≈ 27th COMMIT under load.
+ * the database file beside the event loop instead of inside every ≈ 27th COMMIT under load. (bench/floor-server.mjs
+ * sets its writer up with it too.)
  */
-function checkpointOffTheLoop(writer: BetterSqlite3.Database, opts: SqliteStoreOptions): Checkpointer {
+export function checkpointOffTheLoop(
+  writer: BetterSqlite3.Database,
+  opts: Pick<SqliteStoreOptions, 'path' | 'synchronous'>,
+): Checkpointer {
   // a backstop, not the way: should the thread fall far behind (a machine short of CPU), the writer's own
   // checkpoint copies back what is left once the WAL passes this many pages, so it stays bounded whatever happens
   writer.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`)
