@@ -54,6 +54,7 @@ const { rebuildDailyTotals } = await import(
   join(ROOT, 'dist', 'adapters', 'db', 'repositories', 'daily-totals-repo.js')
 )
 const { REFUND_COLUMNS } = await import(join(ROOT, 'dist', 'adapters', 'db', 'repositories', 'refund-repo.js'))
+const { EVENT_COLUMNS } = await import(join(ROOT, 'dist', 'adapters', 'db', 'schema.js'))
 
 const TOTAL = Number(process.env.DASH_INVOICES ?? 1_000_000)
 const REQUESTS = Number(process.env.DASH_REQUESTS ?? 20)
@@ -102,7 +103,6 @@ const templateId = await templateInvoice({
 })
 let service
 
-const EVENT_COLUMNS = ['id', 'invoice_id', 'merchant_id', 'type', 'created_at']
 const DELIVERY_COLUMNS = [
   'id',
   'event_id',

@@ -64,7 +64,6 @@ export async function startService({ env, port, logFile, core, nodeArgs = [] }) 
   }
 }
 
-/** Resolves once `url` answers at all (any status); gives up after 20 s. */
 /**
  * One invoice made through the API of a service started for it (then stopped): the template the scale benches'
  * seeded rows copy. `fields` are the create's optional fields. Resolves to the invoice's id.
@@ -84,6 +83,7 @@ export async function templateInvoice({ env, port, logFile, merchant, fields }) 
   }
 }
 
+/** Resolves once `url` answers at all (any status); gives up after 20 s. */
 export async function waitFor(url) {
   for (let i = 0; i < 200; i += 1) {
     try {
