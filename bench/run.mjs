@@ -27,9 +27,11 @@ import {
   hasTaskset,
   invoiceRequestsLua,
   machineInfo,
+  MIXED_REQUEST,
   pin,
   requireWrk,
   runWrk,
+  seedInvoices,
   serviceEnv,
   startService,
   waitFor,
@@ -71,21 +73,7 @@ async function run() {
 
   const base = `http://127.0.0.1:${PORT}`
   const headers = { 'content-type': 'application/json', 'x-api-key': merchant.api_key }
-  const ids = []
-  let next = 0
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < SEED) {
-        const n = next++
-        const res = await fetch(`${base}/api/v1/invoices`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ order_id: `seed-${n}`, amount: '100.00', currency: 'RUB' }),
-        })
-        ids.push((await res.json()).order_id)
-      }
-    }),
-  )
+  const ids = await seedInvoices(base, merchant, SEED)
   writeFileSync(join(work, 'ids.txt'), ids.join('\n'))
   const sample = await (
     await fetch(`${base}/api/invoice/getInfo?merchant_id=${merchant.merchant_id}&invoice_id=${ids[0]}`, { headers })
@@ -168,7 +156,7 @@ async function run() {
       name: 'mixed (80% getInfo, 20% create)',
       url: base,
       pid: service.child.pid,
-      script: lua(`${IDS}\nrequest = function() if math.random() < 0.8 then return getinfo() end return create() end`),
+      script: lua(`${IDS}\nrequest = ${MIXED_REQUEST}`),
     },
   ]
 

@@ -26,6 +26,15 @@ function recordingApp(opts: { batching: boolean; failEndOf?: string }): {
     events.push(`handled ${id}`)
     void reply.send({ id })
   })
+  // finished at the end of the pass, as the SQLite store's group commit acknowledges a batch there; `next pass`
+  // marks where the end of the following pass begins
+  app.get('/at-end-of-pass', async (request) => {
+    const id = (request.query as { id: string }).id
+    await new Promise((resolve) => setImmediate(resolve))
+    setImmediate(() => events.push('next pass'))
+    events.push(`handled ${id}`)
+    return { id }
+  })
   return { app, events, flushes: batching.flushes }
 }
 
@@ -58,6 +67,27 @@ describe('answers written together at the end of the event loop pass', () => {
     expect((await r.app.inject({ url: '/answer?id=a' })).json()).toEqual({ id: 'a' })
     expect((await r.app.inject({ url: '/answer?id=b' })).json()).toEqual({ id: 'b' })
     expect(r.flushes()).toBe(2)
+  })
+
+  it('when an answer is finished at the end of the pass, after that pass wrote its answers, then it is written there too, not at the end of the next pass', async () => {
+    const r = recordingApp({ batching: true })
+    app = r.app
+    const answers = await Promise.all([
+      r.app.inject({ url: '/answer?id=a' }),
+      r.app.inject({ url: '/at-end-of-pass?id=b' }),
+    ])
+    expect(answers.map((a) => a.json())).toEqual([{ id: 'a' }, { id: 'b' }])
+    await new Promise((done) => setTimeout(done, 10)) // the next pass's end has come
+    expect(r.events.indexOf('written a')).toBeLessThan(r.events.indexOf('handled b'))
+    expect(r.events.indexOf('written b')).toBeLessThan(r.events.indexOf('next pass'))
+  })
+
+  it('when the only answer of a pass is finished at its end, then it is written there, not at the end of the next pass', async () => {
+    const r = recordingApp({ batching: true })
+    app = r.app
+    expect((await r.app.inject({ url: '/at-end-of-pass?id=b' })).json()).toEqual({ id: 'b' })
+    await new Promise((done) => setTimeout(done, 10))
+    expect(r.events).toEqual(['handled b', 'written b', 'next pass'])
   })
 
   it('when writing one answer throws, then the other answers of the pass are still written', async () => {
