@@ -152,23 +152,27 @@ export function runWrk({ url, script, connections, duration }) {
 /** wrk's `request` for the mixed profile: 80 % getInfo, 20 % create (with `invoiceRequestsLua`). */
 export const MIXED_REQUEST = 'function() if math.random() < 0.8 then return getinfo() end return create() end'
 
+/** Runs `task(0)` … `task(count - 1)`, `width` at a time. */
+export async function inParallel(count, width, task) {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await task(next++)
+    }),
+  )
+}
+
 /** `count` invoices created through the API of the service at `base`, 32 at a time; resolves to their order ids. */
 export async function seedInvoices(base, merchant, count) {
   const headers = { 'content-type': 'application/json', 'x-api-key': merchant.api_key }
   const ids = []
-  let next = 0
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < count) {
-        const n = next++
-        const res = await fetch(`${base}/api/v1/invoices`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ order_id: `seed-${n}`, amount: '100.00', currency: 'RUB' }),
-        })
-        ids.push((await res.json()).order_id)
-      }
-    }),
-  )
+  await inParallel(count, 32, async (n) => {
+    const res = await fetch(`${base}/api/v1/invoices`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ order_id: `seed-${n}`, amount: '100.00', currency: 'RUB' }),
+    })
+    ids.push((await res.json()).order_id)
+  })
   return ids
 }

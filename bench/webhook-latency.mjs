@@ -17,7 +17,7 @@ import http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { ROOT, createMerchant, machineInfo, serviceEnv as benchEnv, startService } from './lib.mjs'
+import { ROOT, createMerchant, inParallel, machineInfo, serviceEnv as benchEnv, startService } from './lib.mjs'
 
 const TOTAL = Number(process.env.BENCH_WEBHOOKS ?? 2000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50)
@@ -86,21 +86,15 @@ const post = (path, body, headers = {}) =>
 
 async function createInvoices(n, prefix) {
   const ids = []
-  let next = 0
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < n) {
-        const k = next++
-        const res = await post(
-          '/api/v1/invoices',
-          { order_id: `${prefix}-${k}`, amount: '100.00', currency: 'RUB', callback_url: callbackUrl },
-          { 'x-api-key': merchant.api_key },
-        )
-        if (res.status !== 201) throw new Error(`create: ${res.status} ${res.body}`)
-        ids.push(JSON.parse(res.body).order_id)
-      }
-    }),
-  )
+  await inParallel(n, 32, async (k) => {
+    const res = await post(
+      '/api/v1/invoices',
+      { order_id: `${prefix}-${k}`, amount: '100.00', currency: 'RUB', callback_url: callbackUrl },
+      { 'x-api-key': merchant.api_key },
+    )
+    if (res.status !== 201) throw new Error(`create: ${res.status} ${res.body}`)
+    ids.push(JSON.parse(res.body).order_id)
+  })
   return ids
 }
 
