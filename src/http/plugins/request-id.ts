@@ -2,18 +2,22 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
+// The prefixes of every credential the service issues: API keys, webhook secrets, admin tokens.
+const CREDENTIAL_PREFIXES = ['mk_', 'whsec_', 'adm_'] as const
+
 // A client's id is echoed only when it is a short token: anything else could forge log lines or headers.
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 // ...and not when it is, or holds, a credential: an API key (or webhook secret) sent as X-Request-Id by mistake, or
 // a SHA-256 in hex (a key's stored hash) — the id goes into every log line of the request.
-const CREDENTIAL_AS_ID = /mk_|whsec_|adm_|^[0-9A-Fa-f]{64}$/i
+const CREDENTIAL_AS_ID = new RegExp(`${CREDENTIAL_PREFIXES.join('|')}|^[0-9A-Fa-f]{64}$`, 'i')
 
 // Credentials a client put in the URL by mistake (`?api_key=mk_…`, an admin token): the access log keeps the URL but not them.
-const CREDENTIAL_IN_URL = /(mk_|whsec_|adm_)[A-Za-z0-9_%+/=-]+/g
+const CREDENTIAL_IN_URL = new RegExp(`(${CREDENTIAL_PREFIXES.join('|')})[A-Za-z0-9_%+/=-]+`, 'g')
 
 // A dashboard invitation or reset link (docs/dashboard.md#invitations): its last segment is the one-time token.
-const DASHBOARD_LINK = /(\/dashboard\/invite\/)[^/?#]+/g
+const INVITE_PATH = '/dashboard/invite/'
+const DASHBOARD_LINK = new RegExp(`(${INVITE_PATH})[^/?#]+`, 'g')
 
 // A percent-encoded letter, digit or `-._~`: the same character to the server (RFC 3986 §2.3), so `mk%5F…` is a key.
 const ENCODED_UNRESERVED = /%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])/g
@@ -26,9 +30,8 @@ export function loggableUrl(url: string): string {
   const plain = url.includes('%')
     ? url.replace(ENCODED_UNRESERVED, (e) => String.fromCharCode(Number.parseInt(e.slice(1), 16)))
     : url
-  // what almost every URL is: none of the prefixes the two patterns start with (each pattern scans the whole URL)
-  if (!plain.includes('mk_') && !plain.includes('whsec_') && !plain.includes('adm_') && !plain.includes('/invite/'))
-    return plain
+  // what almost every URL is: none of what the two patterns start with (each pattern scans the whole URL)
+  if (!plain.includes(INVITE_PATH) && !CREDENTIAL_PREFIXES.some((prefix) => plain.includes(prefix))) return plain
   return plain.replace(CREDENTIAL_IN_URL, '$1[redacted]').replace(DASHBOARD_LINK, '$1[redacted]')
 }
 
