@@ -34,19 +34,22 @@ export function serviceEnv(dbUrl, extra = {}) {
   }
 }
 
-/** A merchant created with the CLI, as an operator would: `{ merchant_id, api_key, webhook_secret, … }`. */
-export function createMerchant(env, name = 'Bench') {
+/**
+ * A merchant created with the CLI, as an operator would: `{ merchant_id, api_key, webhook_secret, … }`. `bin`: another
+ * checkout's CLI (bench/side-by-side.mjs).
+ */
+export function createMerchant(env, name = 'Bench', bin = BIN) {
   return JSON.parse(
-    execFileSync(process.execPath, [BIN, 'merchant', 'create', '--name', name, '--json'], { env }).toString(),
+    execFileSync(process.execPath, [bin, 'merchant', 'create', '--name', name, '--json'], { env }).toString(),
   )
 }
 
 /**
- * Starts `invoice-service serve` (on `core` when given) with its log in `logFile`; resolves once /readyz answers.
- * `stop()` sends SIGTERM and waits for the exit.
+ * Starts `invoice-service serve` (on `core` when given; `bin`: another checkout's) with its log in `logFile`; resolves
+ * once /readyz answers. `stop()` sends SIGTERM and waits for the exit.
  */
-export async function startService({ env, port, logFile, core, nodeArgs = [] }) {
-  const args = [...nodeArgs, BIN, 'serve']
+export async function startService({ env, port, logFile, core, nodeArgs = [], bin = BIN }) {
+  const args = [...nodeArgs, bin, 'serve']
   const [cmd, argv] = core === undefined ? [process.execPath, args] : pin(core, process.execPath, args)
   const child = spawn(cmd, argv, {
     env: { ...env, PORT: String(port) },

@@ -6,12 +6,20 @@
 //
 //   node bench/side-by-side.mjs <getinfo|create|mixed> <slices> <checkout>...
 //   (each checkout built: npm run build; e.g. a worktree of the commit before a change, and this one)
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, openSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { processCpuSeconds } from './cpu.mjs'
-import { invoiceRequestsLua, MIXED_REQUEST, pin, runWrk, seedInvoices, serviceEnv, waitFor, wrkScript } from './lib.mjs'
+import {
+  createMerchant,
+  invoiceRequestsLua,
+  MIXED_REQUEST,
+  runWrk,
+  seedInvoices,
+  serviceEnv,
+  startService,
+  wrkScript,
+} from './lib.mjs'
 import { median } from './summary.mjs'
 
 const [profile, slicesArg, ...checkouts] = process.argv.slice(2)
@@ -27,32 +35,23 @@ for (const [i, checkout] of checkouts.entries()) {
   const work = mkdtempSync(join(tmpdir(), 'side-by-side-'))
   const env = serviceEnv(`sqlite:${join(work, 'bench.db')}`)
   const bin = join(checkout, 'bin', 'invoice-service.js')
-  const merchant = JSON.parse(
-    execFileSync(process.execPath, [bin, 'merchant', 'create', '--name', 'Bench', '--json'], { env }).toString(),
-  )
-  const port = 18100 + i
-  const [cmd, args] = pin(0, process.execPath, [bin, 'serve'])
-  const child = spawn(cmd, args, {
-    env: { ...env, PORT: String(port) },
-    stdio: ['ignore', openSync(join(work, 'service.log'), 'a'), 'inherit'],
-  })
-  const url = `http://127.0.0.1:${port}`
-  await waitFor(`${url}/readyz`)
-  writeFileSync(join(work, 'ids.txt'), (await seedInvoices(url, merchant, 2000)).join('\n'))
+  const merchant = createMerchant(env, 'Bench', bin)
+  const service = await startService({ env, port: 18100 + i, logFile: join(work, 'service.log'), core: 0, bin })
+  writeFileSync(join(work, 'ids.txt'), (await seedInvoices(service.base, merchant, 2000)).join('\n'))
   const script = wrkScript(
     work,
     `${invoiceRequestsLua(join(work, 'ids.txt'), merchant)}\nrequest = ${REQUESTS[profile]}`,
   )
-  builds.push({ checkout, child, url, script, slices: [] })
+  builds.push({ checkout, service, script, slices: [] })
 }
 
-for (const b of builds) runWrk({ url: b.url, script: b.script, connections: 50, duration: 3 })
+for (const b of builds) runWrk({ url: b.service.base, script: b.script, connections: 50, duration: 3 })
 for (let i = 0; i < slices; i += 1) {
   // each build first in turn
   for (const b of i % 2 === 0 ? builds : [...builds].reverse()) {
-    const before = processCpuSeconds(b.child.pid)
-    const r = runWrk({ url: b.url, script: b.script, connections: 50, duration: 2 })
-    b.slices.push({ ...r, cpuUs: ((processCpuSeconds(b.child.pid) - before) * 1e6) / r.requests })
+    const before = processCpuSeconds(b.service.child.pid)
+    const r = runWrk({ url: b.service.base, script: b.script, connections: 50, duration: 2 })
+    b.slices.push({ ...r, cpuUs: ((processCpuSeconds(b.service.child.pid) - before) * 1e6) / r.requests })
   }
 }
 for (const b of builds) {
@@ -68,5 +67,5 @@ for (const b of builds) {
       errors: b.slices.reduce((n, s) => n + s.errors, 0),
     }),
   )
-  b.child.kill('SIGTERM')
+  await b.service.stop()
 }
