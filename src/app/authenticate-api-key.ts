@@ -1,5 +1,6 @@
 import { AppError } from '../domain/errors.js'
 import { isWellFormedApiKey, type ApiKeyRecord, type Merchant } from '../domain/merchant.js'
+import type { MaybePromise } from '../domain/maybe-promise.js'
 import type { AppDeps } from './deps.js'
 
 export interface Authenticated {
@@ -29,7 +30,7 @@ export function createApiKeyAuthenticator(
   deps: Pick<AppDeps, 'store' | 'clock' | 'secrets'>,
   ttlSeconds: number,
   maxEntries = 10_000,
-): (apiKey: string | undefined) => Promise<Authenticated> {
+): (apiKey: string | undefined) => MaybePromise<Authenticated> {
   const cache = new Map<string, Entry>()
   const ttlMs = ttlSeconds * 1000
   /** key id → when this instance last wrote its last_used_at (epoch ms). */
@@ -42,32 +43,38 @@ export function createApiKeyAuthenticator(
     setImmediate(() => void deps.store.apiKeys.markUsed(id, new Date(now)).catch(() => undefined))
   }
 
-  return async (apiKey) => {
-    if (apiKey === undefined || apiKey === '')
-      throw new AppError('missing_api_key', 'send your API key in the X-Api-Key header')
-    if (!isWellFormedApiKey(apiKey)) throw invalid()
-    const hash = deps.secrets.hashApiKey(apiKey)
-    const now = deps.clock.now().getTime()
-    let entry = cache.get(hash)
-    // (a clock that stepped back since the entry was loaded says nothing of its age: it is loaded again)
-    if (entry === undefined || now - entry.loadedAt >= ttlMs || now < entry.loadedAt) {
-      const found = await deps.store.apiKeys.findByHash(hash)
-      if (found === undefined) {
-        cache.delete(hash)
-        throw invalid()
-      }
-      entry = { ...found, loadedAt: now }
-      if (ttlMs > 0) {
-        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string)
-        cache.delete(hash) // re-insert at the end: the map's order is the eviction order
-        cache.set(hash, entry)
-      }
-    }
+  /** What a request with a found (or cached) key gets: refused if revoked or disabled, else its merchant. */
+  const admit = (entry: Entry, hash: string, now: number): Authenticated => {
     if (!deps.secrets.hashesEqual(entry.key.hash, hash) || entry.key.revokedAt !== null) throw invalid()
     if (entry.merchant.status !== 'active') throw new AppError('merchant_disabled', 'this merchant is disabled')
     const last = written.get(entry.key.id)
     if (last === undefined || now - last >= LAST_USED_EVERY_MS || now < last) markUsed(entry.key.id, now)
     return { merchant: entry.merchant, keyId: entry.key.id }
+  }
+
+  // Synchronous (a value, or a throw) when the key is cached: only a lookup in the store is waited for.
+  return (apiKey) => {
+    if (apiKey === undefined || apiKey === '')
+      throw new AppError('missing_api_key', 'send your API key in the X-Api-Key header')
+    if (!isWellFormedApiKey(apiKey)) throw invalid()
+    const hash = deps.secrets.hashApiKey(apiKey)
+    const now = deps.clock.now().getTime()
+    const entry = cache.get(hash)
+    // (a clock that stepped back since the entry was loaded says nothing of its age: it is loaded again)
+    if (entry !== undefined && now - entry.loadedAt < ttlMs && now >= entry.loadedAt) return admit(entry, hash, now)
+    return deps.store.apiKeys.findByHash(hash).then((found) => {
+      if (found === undefined) {
+        cache.delete(hash)
+        throw invalid()
+      }
+      const loaded = { ...found, loadedAt: now }
+      if (ttlMs > 0) {
+        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string)
+        cache.delete(hash) // re-insert at the end: the map's order is the eviction order
+        cache.set(hash, loaded)
+      }
+      return admit(loaded, hash, now)
+    })
   }
 }
 

@@ -1,3 +1,5 @@
+import type { MaybePromise } from '../domain/maybe-promise.js'
+
 /** The outcome of one request against a limit, enough for the `RateLimit-*` and `Retry-After` headers. */
 export interface LimitDecision {
   readonly allowed: boolean
@@ -24,19 +26,21 @@ export type Admission =
  * A keyed request costs one shared decision: `authBlocked` may answer from what this instance already knows, and
  * whatever another instance has learnt since is caught by the one call that follows it (`takeForKey` or
  * `recordAuthFailure`), which then refuses as `authBlocked` would have.
+ *
+ * A limiter that decides without I/O (in memory) returns its decisions themselves, not promises of them.
  */
 export interface RateLimiter {
   /**
    * Whether a client address is blocked for too many failed authentications this minute (does not count).
    * Where limits are shared this is what this instance knows, without I/O.
    */
-  authBlocked(address: string): Promise<LimitDecision>
+  authBlocked(address: string): MaybePromise<LimitDecision>
   /** Takes one token from the API key's bucket for a request from `address`, unless the address is blocked. */
-  takeForKey(keyId: string, address: string): Promise<Admission>
+  takeForKey(keyId: string, address: string): MaybePromise<Admission>
   /**
    * Counts one failed authentication of a client address. Not allowed when the address was already past its limit
    * before this failure (another instance blocked it): the request is then refused as a blocked one.
    */
-  recordAuthFailure(address: string): Promise<LimitDecision>
+  recordAuthFailure(address: string): MaybePromise<LimitDecision>
   close(): Promise<void>
 }

@@ -1,7 +1,11 @@
+import Fastify from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createMemoryRateLimiter } from '../../src/adapters/rate-limit/memory-rate-limiter.js'
 import { issueApiKey } from '../../src/app/issue-api-key.js'
 import { revokeApiKey } from '../../src/app/revoke-api-key.js'
 import { setMerchantStatus } from '../../src/app/set-merchant-status.js'
+import { AppError } from '../../src/domain/errors.js'
+import { requireApiKey } from '../../src/http/plugins/auth.js'
 import { api, expectProblem, expectStatus, type Answer, type TestClient } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 
@@ -136,5 +140,43 @@ describe('API keys (docs/api.md#authentication)', () => {
       .listInvoices()
     expectStatus(list, 200)
     expect(list.body.data).toEqual([])
+  })
+})
+
+describe('The API key hook: no promise when nothing is waited for (docs/performance.md)', () => {
+  it('when the key is cached and the limits are in memory, then the hook is done before it returns; a key looked up in the store is done later', async () => {
+    const t = await buildTestApp({ KEY_CACHE_TTL: '60' })
+    const m = await t.merchant()
+    const hook = requireApiKey(
+      t.rt.useCases.accounts.authenticate,
+      createMemoryRateLimiter({ rps: 100, burst: 100, authFailLimit: 10, now: Date.now }),
+    )
+    // each request: whether the hook called back before it returned, and with which error
+    const seen: Array<[boolean, string | undefined]> = []
+    const app = Fastify()
+    app.addHook('onRequest', function (request, reply, done) {
+      let returned = false
+      hook.call(this, request, reply, (err?: Error) => {
+        seen.push([!returned, err instanceof AppError ? err.code : err?.message])
+        done(err)
+      })
+      returned = true
+    })
+    app.get('/', async (request) => ({ merchant: request.merchant.id }))
+    try {
+      for (const key of [m.apiKey, m.apiKey, 'nonsense', undefined]) {
+        const res = await app.inject({ url: '/', headers: key === undefined ? {} : { 'x-api-key': key } })
+        if (key === m.apiKey) expect(res.json()).toEqual({ merchant: m.id })
+      }
+      expect(seen).toEqual([
+        [false, undefined], // the first: looked up in the store
+        [true, undefined], // then cached
+        [true, 'invalid_api_key'], // refused without a lookup, the failure counted
+        [true, 'missing_api_key'],
+      ])
+    } finally {
+      await app.close()
+      await t.close()
+    }
   })
 })

@@ -113,6 +113,21 @@ describe.each(adapters)('RateLimiter contract: %s', (_name, make, skip) => {
 // The in-memory limiter keeps at most `maxEntries` keys and drops the one used longest ago. "Used" is refreshed
 // at most once a second per key (memory-rate-limiter.ts: moving a key on every request made V8 rebuild the map's
 // table in the old generation each time, and full garbage collections ran every ~2 s under load).
+describe('RateLimiter in memory: decisions made at once', () => {
+  // ports/rate-limiter.ts: a limiter without I/O returns its decisions, not promises of them, so that a merchant
+  // request's authentication takes no turn of the microtask queue (http/plugins/auth.ts, docs/performance.md)
+  it('when any decision is asked of it, then the answer is the decision itself, not a promise', () => {
+    const limiter = memory()
+    const answers = [
+      limiter.authBlocked('10.9.0.1'),
+      limiter.takeForKey('k-now', '10.9.0.1'),
+      limiter.recordAuthFailure('10.9.0.2'),
+    ]
+    for (const answer of answers) expect(answer).not.toBeInstanceOf(Promise)
+    expect((answers[1] as Admission).decision.remaining).toBe(LIMITS.burst - 1)
+  })
+})
+
 describe('RateLimiter in memory: which key goes first when the map is full', () => {
   const ip = '10.0.0.9'
   // no refill worth counting: a bucket's `remaining` shows whether it was kept (spent) or dropped (full again)

@@ -47,7 +47,7 @@ class RecentlyUsed<V> {
   }
 }
 
-/** One instance's limits, in process memory. */
+/** One instance's limits, in process memory: every decision made at once (no promise; ports/rate-limiter.ts). */
 export function createMemoryRateLimiter(opts: RateLimitOptions): RateLimiter {
   const max = opts.maxEntries ?? 100_000
   const buckets = new RecentlyUsed<Bucket>(max)
@@ -64,7 +64,7 @@ export function createMemoryRateLimiter(opts: RateLimitOptions): RateLimiter {
   }
 
   return {
-    async takeForKey(keyId, address) {
+    takeForKey(keyId, address) {
       const now = opts.now()
       const w = windowOf(address, now)
       if (w.count >= opts.authFailLimit)
@@ -82,12 +82,12 @@ export function createMemoryRateLimiter(opts: RateLimitOptions): RateLimiter {
         },
       }
     },
-    async authBlocked(address) {
+    authBlocked(address) {
       const now = opts.now()
       const w = windowOf(address, now)
       return addressDecision(w.count, w.windowStart, now)
     },
-    async recordAuthFailure(address) {
+    recordAuthFailure(address) {
       const now = opts.now()
       const w = windowOf(address, now)
       failures.put(address, { count: w.count + 1, windowStart: w.windowStart }, now)

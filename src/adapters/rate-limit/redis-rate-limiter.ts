@@ -21,6 +21,7 @@
 import { Redis, type Result } from 'ioredis'
 import { Counter, type Registry } from 'prom-client'
 import type { Admission, LimitDecision, RateLimiter } from '../../ports/rate-limiter.js'
+import { andThen, type MaybePromise } from '../../domain/maybe-promise.js'
 
 // KEYS[1] the address's failure window, KEYS[2] the key's bucket; ARGV rate (tokens/s), burst, auth-fail limit.
 // An address past its limit is refused without touching the bucket: {0, failures, window ms left, 0, 0}.
@@ -157,7 +158,7 @@ export function createRedisRateLimiter(opts: RedisRateLimitOptions): RedisRateLi
     skipUntil = 0
   })
 
-  async function shared<T>(decide: () => Promise<T>, alone: () => Promise<T>): Promise<T> {
+  async function shared<T>(decide: () => Promise<T>, alone: () => MaybePromise<T>): Promise<T> {
     if (redis.status !== 'ready') {
       warn(new Error(`no connection to Redis (${redis.status})`))
     } else if (Date.now() >= skipUntil) {
@@ -240,18 +241,18 @@ export function createRedisRateLimiter(opts: RedisRateLimitOptions): RedisRateLi
         },
         () => opts.fallback.takeForKey(keyId, address),
       ),
-    async authBlocked(address) {
-      // while Redis was out, this instance counted alone: those failures still count
-      const alone = await opts.fallback.authBlocked(address)
-      const k = known.get(address)
-      if (!alone.allowed || k === undefined) return alone
-      const msLeft = k.untilMs - Date.now()
-      if (msLeft <= 0) {
-        known.delete(address)
-        return alone
-      }
-      return addressDecision(k.failures, msLeft)
-    },
+    // without I/O: what this instance counted alone while Redis was out, and what it has learnt from the scripts
+    authBlocked: (address) =>
+      andThen(opts.fallback.authBlocked(address), (alone) => {
+        const k = known.get(address)
+        if (!alone.allowed || k === undefined) return alone
+        const msLeft = k.untilMs - Date.now()
+        if (msLeft <= 0) {
+          known.delete(address)
+          return alone
+        }
+        return addressDecision(k.failures, msLeft)
+      }),
     recordAuthFailure: (address) =>
       shared(
         async () => {

@@ -1,6 +1,7 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Authenticated } from '../../app/authenticate-api-key.js'
 import { AppError } from '../../domain/errors.js'
+import { andThen, type MaybePromise } from '../../domain/maybe-promise.js'
 import type { Merchant } from '../../domain/merchant.js'
 import type { LimitDecision, RateLimiter } from '../../ports/rate-limiter.js'
 
@@ -22,47 +23,86 @@ const TOO_MANY_FAILURES = 'too many failed authentications from this address'
  * other instances is refused by step 2 or 3 instead, with the same 429, so each request costs one shared decision.
  */
 export function requireApiKey(
-  authenticate: (key: string | undefined) => Promise<Authenticated>,
+  authenticate: (key: string | undefined) => MaybePromise<Authenticated>,
   limiter?: RateLimiter,
-): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    // Every answer of a merchant route is the merchant's own data (or says something about its key). The key is a
-    // custom header, not Authorization, so HTTP's rule that shared caches do not store authorised answers does not
-    // cover it: a caching proxy in front of the service must be told not to keep them.
-    reply.header('cache-control', 'no-store')
-    if (limiter !== undefined) {
-      const blocked = await limiter.authBlocked(request.ip)
-      if (!blocked.allowed) refuse(reply, blocked, TOO_MANY_FAILURES)
+): onRequestHookHandler {
+  // A callback hook, each step taken at once when its answer is there (the in-memory limiter, a cached key): an
+  // async hook cost a promise and a turn of the microtask queue per await, on every merchant request.
+  return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    let admitted: MaybePromise<void>
+    try {
+      admitted = admit(request, reply, authenticate, limiter)
+    } catch (err) {
+      done(err as Error)
+      return
     }
+    if (admitted instanceof Promise) admitted.then(() => done(), done)
+    else done()
+  }
+}
+
+function admit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  authenticate: (key: string | undefined) => MaybePromise<Authenticated>,
+  limiter: RateLimiter | undefined,
+): MaybePromise<void> {
+  // Every answer of a merchant route is the merchant's own data (or says something about its key). The key is a
+  // custom header, not Authorization, so HTTP's rule that shared caches do not store authorised answers does not
+  // cover it: a caching proxy in front of the service must be told not to keep them.
+  reply.header('cache-control', 'no-store')
+  const ip = request.ip
+  return andThen(limiter?.authBlocked(ip), (blocked) => {
+    if (blocked !== undefined && !blocked.allowed) refuse(reply, blocked, TOO_MANY_FAILURES)
     const header = request.headers['x-api-key']
     const key = Array.isArray(header) ? header[0] : header
-    let auth: Authenticated
-    try {
-      auth = await authenticate(key?.trim())
-    } catch (err) {
-      if (
-        limiter !== undefined &&
-        err instanceof AppError &&
-        (err.code === 'missing_api_key' || err.code === 'invalid_api_key')
-      ) {
-        const counted = await limiter.recordAuthFailure(request.ip)
-        // the address was already blocked (through another instance): the answer step 1 would have given
-        if (!counted.allowed) refuse(reply, counted, TOO_MANY_FAILURES)
+    return andThen(authenticated(authenticate, key?.trim(), reply, limiter, ip), (auth) => {
+      if (limiter === undefined) {
+        request.merchant = auth.merchant
+        return
       }
+      return andThen(limiter.takeForKey(auth.keyId, ip), (admission) => {
+        if (admission.by === 'address') refuse(reply, admission.decision, TOO_MANY_FAILURES)
+        const d = admission.decision
+        reply
+          .header('ratelimit-limit', d.limit)
+          .header('ratelimit-remaining', d.remaining)
+          .header('ratelimit-reset', d.resetSeconds)
+        if (!d.allowed) refuse(reply, d, 'this API key is over its request rate')
+        request.merchant = auth.merchant
+      })
+    })
+  })
+}
+
+/** The key's merchant; a missing or wrong key counts against the address first (and is refused as blocked past it). */
+function authenticated(
+  authenticate: (key: string | undefined) => MaybePromise<Authenticated>,
+  key: string | undefined,
+  reply: FastifyReply,
+  limiter: RateLimiter | undefined,
+  ip: string,
+): MaybePromise<Authenticated> {
+  const failed = (err: unknown): MaybePromise<never> => {
+    if (
+      limiter === undefined ||
+      !(err instanceof AppError) ||
+      (err.code !== 'missing_api_key' && err.code !== 'invalid_api_key')
+    )
       throw err
-    }
-    if (limiter !== undefined) {
-      const admission = await limiter.takeForKey(auth.keyId, request.ip)
-      if (admission.by === 'address') refuse(reply, admission.decision, TOO_MANY_FAILURES)
-      const d = admission.decision
-      reply
-        .header('ratelimit-limit', d.limit)
-        .header('ratelimit-remaining', d.remaining)
-        .header('ratelimit-reset', d.resetSeconds)
-      if (!d.allowed) refuse(reply, d, 'this API key is over its request rate')
-    }
-    request.merchant = auth.merchant
+    return andThen(limiter.recordAuthFailure(ip), (counted) => {
+      // the address was already blocked (through another instance): the answer step 1 would have given
+      if (!counted.allowed) refuse(reply, counted, TOO_MANY_FAILURES)
+      throw err
+    })
   }
+  let result: MaybePromise<Authenticated>
+  try {
+    result = authenticate(key)
+  } catch (err) {
+    return failed(err)
+  }
+  return result instanceof Promise ? result.catch(failed) : result
 }
 
 function refuse(reply: FastifyReply, d: LimitDecision, why: string): never {
