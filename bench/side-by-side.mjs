@@ -5,7 +5,9 @@
 // request), every slice's p99 and the failed requests.
 //
 //   node bench/side-by-side.mjs <getinfo|create|mixed> <slices> <checkout>...
-//   (each checkout built: npm run build; e.g. a worktree of the commit before a change, and this one)
+//   (each checkout built: npm run build; e.g. a worktree of the commit before a change, and this one). A checkout
+//   listed twice is served by two processes: list each build two or three times, because two processes of one
+//   build differ by up to ±5 % (bench/history/changes.json, "measurement").
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
