@@ -31,7 +31,6 @@ import type {
 import { AbstractPaymentProvider, MedusaError, PaymentActions } from '@medusajs/framework/utils'
 import { toDecimal } from './amount'
 import { optionProblems, type InvoiceServiceOptions } from './options'
-import { createRefund } from './refunds'
 import { EVENT_ACTION, SESSION_STATUS, type InvoiceStatus } from './status'
 
 /** What a payment session (and then the payment) keeps in its `data`: the invoice and what the storefront shows. */
@@ -175,7 +174,11 @@ export class InvoiceServiceProvider extends AbstractPaymentProvider<InvoiceServi
     if (key === undefined || key === '')
       throw new MedusaError(MedusaError.Types.INVALID_DATA, 'refundPayment: Medusa gave no idempotency key')
     const refund = await this.call('refund the invoice', () =>
-      createRefund(this.options_, invoiceId, key, { amount: toDecimal(amount, current.currency ?? 'EUR') }),
+      this.client_.createRefund(
+        invoiceId,
+        { amount: toDecimal(amount, current.currency ?? 'EUR') },
+        { idempotencyKey: key },
+      ),
     )
     if (refund.status === 'failed')
       throw new MedusaError(
