@@ -142,7 +142,7 @@ describe('SQLite checkpoints off the event loop', () => {
       // a read transaction that outlives many batches, as a CSV export streaming its rows does
       reader.exec('begin')
       reader.prepare('select count(*) from t').get()
-      let longest = 0
+      let handOvers = 0
       const started = performance.now()
       // 1.5 s of batches, longer if a loaded machine has not given the thread ten rounds by then
       while (
@@ -153,14 +153,17 @@ describe('SQLite checkpoints off the event loop', () => {
         for (let k = 0; k < 20; k += 1) insert.run('x'.repeat(500))
         writer.exec('commit')
         checkpointer.committed()
-        const since = performance.now()
         const handedOver = checkpointer.handOverIfAsked()
-        if (handedOver !== undefined) await handedOver
-        longest = Math.max(longest, performance.now() - since)
+        if (handedOver !== undefined) {
+          handOvers += 1
+          await handedOver
+        }
         await new Promise((done) => setImmediate(done))
       }
-      // a RESTART would wait for the reader; the writer's turn is asked for only when no reader holds frames back
-      expect(longest).toBeLessThan(100)
+      // A RESTART would wait for the reader, holding the writer's turn meanwhile: while a reader holds frames back
+      // (the PASSIVE checkpoint could not copy them all) the turn is not asked for at all. Counted, not timed: a loaded
+      // machine's pauses say nothing of it.
+      expect(handOvers).toBe(0)
       expect(checkpointer.rounds).toBeGreaterThan(10)
     } finally {
       reader.close()
