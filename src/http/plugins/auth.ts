@@ -56,22 +56,20 @@ function admit(
     if (blocked !== undefined && !blocked.allowed) refuse(reply, blocked, TOO_MANY_FAILURES)
     const header = request.headers['x-api-key']
     const key = Array.isArray(header) ? header[0] : header
-    return andThen(authenticated(authenticate, key?.trim(), reply, limiter, ip), (auth) => {
-      if (limiter === undefined) {
+    return andThen(authenticated(authenticate, key?.trim(), reply, limiter, ip), (auth) =>
+      andThen(limiter?.takeForKey(auth.keyId, ip), (admission) => {
+        if (admission !== undefined) {
+          if (admission.by === 'address') refuse(reply, admission.decision, TOO_MANY_FAILURES)
+          const d = admission.decision
+          reply
+            .header('ratelimit-limit', d.limit)
+            .header('ratelimit-remaining', d.remaining)
+            .header('ratelimit-reset', d.resetSeconds)
+          if (!d.allowed) refuse(reply, d, 'this API key is over its request rate')
+        }
         request.merchant = auth.merchant
-        return
-      }
-      return andThen(limiter.takeForKey(auth.keyId, ip), (admission) => {
-        if (admission.by === 'address') refuse(reply, admission.decision, TOO_MANY_FAILURES)
-        const d = admission.decision
-        reply
-          .header('ratelimit-limit', d.limit)
-          .header('ratelimit-remaining', d.remaining)
-          .header('ratelimit-reset', d.resetSeconds)
-        if (!d.allowed) refuse(reply, d, 'this API key is over its request rate')
-        request.merchant = auth.merchant
-      })
-    })
+      }),
+    )
   })
 }
 
