@@ -6,20 +6,10 @@
 //   node bench/drivers/get-info.mjs [dist directory; default dist/]
 // With TIME=1 it prints the CPU and wall time per getInfo of the measured loop.
 // Comparing two versions: build each, then run this driver against each one's dist/ (a paired measurement).
-import { benchApp, measure } from './inject-app.mjs'
+import { benchApp, measure, seedGetInfoPaths } from './inject-app.mjs'
 
 const { rt, app, apiKey, merchantId } = await benchApp(process.argv[2])
-const urls = []
-for (let i = 0; i < 200; i++) {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/invoices',
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-    payload: `{"order_id":"S-${i}","amount":"100.50","currency":"RUB","service":"card"}`,
-  })
-  if (res.statusCode !== 201) throw new Error(`seeding: ${res.statusCode} ${res.body}`)
-  urls.push(`/api/invoice/getInfo?merchant_id=${merchantId}&invoice_id=${res.json().order_id}`)
-}
+const urls = await seedGetInfoPaths(app, apiKey, merchantId)
 let i = 0
 const getInfo = () => app.inject({ method: 'GET', url: urls[i++ % 200], headers: { 'x-api-key': apiKey } })
 {

@@ -33,6 +33,22 @@ export async function benchApp(distArg) {
   return { rt, app, apiKey, merchantId: merchant.id }
 }
 
+/** 200 invoices made by creates through `app`, and the getInfo path of each (the getInfo drivers' reads). */
+export async function seedGetInfoPaths(app, apiKey, merchantId) {
+  const paths = []
+  for (let i = 0; i < 200; i++) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      payload: `{"order_id":"S-${i}","amount":"100.50","currency":"RUB","service":"card"}`,
+    })
+    if (res.statusCode !== 201) throw new Error(`seeding: ${res.statusCode} ${res.body}`)
+    paths.push(`/api/invoice/getInfo?merchant_id=${merchantId}&invoice_id=${res.json().order_id}`)
+  }
+  return paths
+}
+
 /**
  * `warmup` operations, then INSTR_N measured ones, each answered `status` (throws otherwise); with TIME=1 prints
  * `{ <counted>: N, cpu_us_per_<unit>, wall_us_per_<unit> }`. Closes the runtime.
