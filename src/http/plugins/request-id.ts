@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 // The prefixes of every credential the service issues: API keys, webhook secrets, admin tokens.
 const CREDENTIAL_PREFIXES = ['mk_', 'whsec_', 'adm_'] as const
@@ -50,7 +50,7 @@ export function requestIdOf(req: IncomingMessage): string {
  * in routes/pay.ts): fixed values, one assignment per request instead of helmet's per-request header building.
  * No Cross-Origin-Resource-Policy: shops embed `qr_url` images in their own pages.
  */
-const API_SECURITY_HEADERS = {
+export const API_SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none';frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
@@ -75,15 +75,29 @@ export function registerRequestId(app: FastifyInstance): void {
     done()
   })
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: loggableUrl(request.url),
-        statusCode: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request completed',
-    )
+    logAnswered(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime)
     done()
   })
+}
+
+/**
+ * The access-log line of an answered request: on the request's own logger, whose lines carry `reqId`, or given
+ * `reqId` on the app's logger (the same line, without a logger made for one request: getInfo's fast path).
+ */
+export function logAnswered(
+  log: FastifyBaseLogger,
+  method: string,
+  url: string,
+  statusCode: number,
+  ms: number,
+  reqId?: string,
+): void {
+  const logged = loggableUrl(url)
+  const rounded = Math.round(ms * 100) / 100
+  log.info(
+    reqId === undefined
+      ? { method, url: logged, statusCode, ms: rounded }
+      : { reqId, method, url: logged, statusCode, ms: rounded },
+    'request completed',
+  )
 }

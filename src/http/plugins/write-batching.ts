@@ -24,7 +24,16 @@ type SendDone = (err: Error | null, payload?: unknown) => void
  * Order is kept: answers are written in the order their handlers finished, and `onResponse` (the access log,
  * metrics) still runs once the answer is written. An answer that fails to write does not hold back the others.
  */
-export function registerWriteBatching(app: FastifyInstance): { readonly flushes: () => number } {
+export interface WriteBatching {
+  /** How many times queued answers have been written out (tests). */
+  readonly flushes: () => number
+  /** A request has arrived (what the onRequest hook does): the first of a pass opens it. */
+  readonly arrived: () => void
+  /** Queues `write` with the framework's answers, to run when they are written (getInfo's fast path). */
+  readonly later: (write: () => void) => void
+}
+
+export function registerWriteBatching(app: FastifyInstance): WriteBatching {
   // parallel arrays: one `done` and its payload per answer, no closure per request
   let dones: SendDone[] = []
   let payloads: unknown[] = []
@@ -56,14 +65,13 @@ export function registerWriteBatching(app: FastifyInstance): { readonly flushes:
     }
   }
 
-  app.addHook('onRequest', (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+  const arrived = (): void => {
     if (!passOpen) {
       passOpen = true
       setImmediate(closePass)
     }
-    done()
-  })
-  app.addHook('onSend', (_request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: SendDone) => {
+  }
+  const queue = (done: SendDone, payload: unknown): void => {
     dones.push(done)
     payloads.push(payload)
     if (!scheduled) {
@@ -71,6 +79,14 @@ export function registerWriteBatching(app: FastifyInstance): { readonly flushes:
       if (passOpen) setImmediate(flush)
       else process.nextTick(flush)
     }
+  }
+
+  app.addHook('onRequest', (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    arrived()
+    done()
   })
-  return { flushes: () => flushes }
+  app.addHook('onSend', (_request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: SendDone) => {
+    queue(done, payload)
+  })
+  return { flushes: () => flushes, arrived, later: (write) => queue(write, undefined) }
 }

@@ -1,0 +1,178 @@
+/**
+ * getInfo's fast path (docs/performance.md#getinfos-fast-path): the service's most frequent request answered on
+ * the HTTP server's own `request` event, before the framework, when the answer is a plain 200.
+ *
+ * A getInfo through Fastify spends about a third of its CPU in the framework itself (routing, the request and reply
+ * objects, the hook chains, query parsing and validation, serialization), no one piece of it large. Here the same
+ * request is answered by the same steps, called directly: the address's failed-authentication window, the
+ * API key's authentication, the getInfo use case, the key's token bucket, the invoice's view, the same headers, the
+ * same access-log line and metrics, written with the other answers of its pass (plugins/write-batching.ts).
+ *
+ * It answers only what it is sure of, and hands everything else to the framework untouched, so the framework stays
+ * the one place that decides every other answer and every error (plugins/problem-json.ts):
+ * - only `GET /api/invoice/getInfo?…` whose query has no percent-encoding, no `+`, a value for each parameter and
+ *   no parameter twice, with a Host, no body, while the app is not closing;
+ * - and only when every step admits it: the address not blocked, the key authenticated, the use case's invoice
+ *   found, a token taken. A step that refuses hands the request over, and the framework takes every step again and
+ *   answers the refusal. The steps before the token change nothing the framework's own steps would count twice
+ *   (a failed authentication is counted by the framework's step, not here); the token is taken last, and a refused
+ *   take takes none.
+ * The fast path is installed on the app's server (build-app.ts); `app.inject` goes to the framework, and
+ * test/api/get-info-fast-path.test.ts checks over real sockets that both answer alike.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { FastifyBaseLogger } from 'fastify'
+import type { GetInfoQuery } from '../app/get-invoice.js'
+import type { Invoice } from '../domain/invoice.js'
+import { andThen, type MaybePromise } from '../domain/maybe-promise.js'
+import type { RateLimiter } from '../ports/rate-limiter.js'
+import type { HttpDeps } from './deps.js'
+import { invoiceToWire } from './dto.js'
+import type { HttpMetrics } from './plugins/metrics.js'
+import { API_SECURITY_HEADERS, logAnswered, requestIdOf } from './plugins/request-id.js'
+import type { WriteBatching } from './plugins/write-batching.js'
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
+
+export interface GetInfoFastPathDeps {
+  readonly authenticate: HttpDeps['authenticate']
+  readonly limiter: RateLimiter | undefined
+  readonly getInfo: HttpDeps['invoices']['getInfo']
+  readonly now: () => Date
+  readonly log: FastifyBaseLogger
+  readonly metrics: Pick<HttpMetrics, 'recorder'>
+  readonly batching: Pick<WriteBatching, 'arrived' | 'later'>
+  /** The client's address as the framework takes it (TRUST_PROXY); undefined when the socket has none. */
+  readonly clientAddress: (req: IncomingMessage) => string | undefined
+  /** Whether the app has begun to close (the framework then answers with `Connection: close`). */
+  readonly closing: () => boolean
+}
+
+/** The route, as the framework's metrics name it. */
+const ROUTE = '/api/invoice/getInfo'
+const PREFIX = `${ROUTE}?`
+const SECURITY_HEADERS = Object.entries(API_SECURITY_HEADERS).flat()
+
+/** A getInfo's answer, once every step has admitted it. */
+interface Answer {
+  readonly invoice: Invoice
+  readonly ratelimit: readonly [number, number, number] | undefined
+}
+
+/**
+ * The server's `request` listener: answers a plain getInfo itself, and gives every other request (and any getInfo
+ * a step refuses) to `framework`, the app's own listener.
+ */
+export function getInfoFastPath(
+  deps: GetInfoFastPathDeps,
+  framework: RequestListener,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const limiter = deps.limiter
+  let served: ((ms: number) => void) | undefined
+
+  /**
+   * Every step, in the framework's order but with the token last, each taken at once when its answer is there (as
+   * the framework's API key hook does, plugins/auth.ts); undefined, or a rejection: a step did not admit it.
+   */
+  const admitted = (req: IncomingMessage, query: GetInfoQuery): MaybePromise<Answer | undefined> => {
+    const ip = deps.clientAddress(req)
+    if (ip === undefined) return undefined
+    return andThen(limiter?.authBlocked(ip), (blocked) => {
+      if (blocked !== undefined && !blocked.allowed) return undefined
+      const header = req.headers['x-api-key']
+      // a key refused here is handed over: the framework authenticates it again and counts the failure
+      return andThen(deps.authenticate(typeof header === 'string' ? header.trim() : undefined), (auth) =>
+        deps.getInfo(auth.merchant, query).then((invoice) =>
+          andThen(limiter?.takeForKey(auth.keyId, ip), (admission): Answer | undefined => {
+            if (admission === undefined) return { invoice, ratelimit: undefined }
+            const d = admission.decision
+            if (admission.by !== 'key' || !d.allowed) return undefined
+            return { invoice, ratelimit: [d.limit, d.remaining, d.resetSeconds] }
+          }),
+        ),
+      )
+    })
+  }
+
+  return (req, res) => {
+    const url = req.url ?? ''
+    const query = req.method === 'GET' && url.startsWith(PREFIX) ? plainQuery(url) : undefined
+    if (query === undefined || !bodyless(req) || deps.closing()) {
+      framework(req, res)
+      return
+    }
+    const started = performance.now()
+    deps.batching.arrived()
+    const answered = (answer: Answer | undefined): void => {
+      if (answer === undefined) framework(req, res)
+      else deps.batching.later(() => write(req, res, answer, started))
+    }
+    let answer: MaybePromise<Answer | undefined>
+    try {
+      answer = admitted(req, query)
+    } catch {
+      framework(req, res)
+      return
+    }
+    if (answer instanceof Promise) answer.then(answered, () => framework(req, res))
+    else answered(answer)
+  }
+
+  function write(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number): void {
+    const reqId = requestIdOf(req)
+    const body = JSON.stringify(invoiceToWire(answer.invoice, deps.now()))
+    // the framework's headers, in its order: the request id hook's, the API key hook's, then the body's
+    const headers = [...SECURITY_HEADERS, 'x-request-id', reqId, 'cache-control', 'no-store']
+    if (answer.ratelimit !== undefined) {
+      const [limit, remaining, reset] = answer.ratelimit
+      headers.push('ratelimit-limit', String(limit), 'ratelimit-remaining', String(remaining))
+      headers.push('ratelimit-reset', String(reset))
+    }
+    headers.push('content-type', 'application/json; charset=utf-8')
+    headers.push('content-length', String(Buffer.byteLength(body)))
+    res.writeHead(200, headers)
+    res.end(body)
+    const ms = performance.now() - started
+    served ??= deps.metrics.recorder('GET', ROUTE, 200)
+    served(ms)
+    logAnswered(deps.log, 'GET', req.url ?? '', 200, ms, reqId)
+  }
+}
+
+/**
+ * The query of a getInfo URL when the fast path can read it as the framework would, else undefined: no
+ * percent-encoding or `+` (decoded, and checked, by the framework: plugins/query-encoding.ts), every pair with a
+ * `=`, none of getInfo's parameters twice. Other parameters are ignored, as the framework ignores them
+ * (docs/api.md#getinfo).
+ */
+function plainQuery(url: string): GetInfoQuery | undefined {
+  const query = url.slice(PREFIX.length)
+  if (query.includes('%') || query.includes('+')) return undefined
+  let merchantId: string | undefined
+  let invoiceId: string | undefined
+  let orderId: string | undefined
+  for (const pair of query.split('&')) {
+    const eq = pair.indexOf('=')
+    if (eq < 0) return undefined
+    const name = pair.slice(0, eq)
+    const value = pair.slice(eq + 1)
+    if (name === 'merchant_id') {
+      if (merchantId !== undefined) return undefined
+      merchantId = value
+    } else if (name === 'invoice_id') {
+      if (invoiceId !== undefined) return undefined
+      invoiceId = value
+    } else if (name === 'order_id') {
+      if (orderId !== undefined) return undefined
+      orderId = value
+    }
+  }
+  return { merchantId, invoiceId, orderId }
+}
+
+/** A request without a body, with a Host (an HTTP/1.1 request without one is the framework's 400). */
+function bodyless(req: IncomingMessage): boolean {
+  const h = req.headers
+  if (h['content-length'] !== undefined || h['transfer-encoding'] !== undefined) return false
+  return h.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1
+}

@@ -1,0 +1,278 @@
+/**
+ * getInfo's fast path (docs/performance.md#getinfos-fast-path, src/http/get-info-fast-path.ts): over real sockets,
+ * a plain getInfo is answered before the framework — and answered as the framework answers it — and every
+ * request a step refuses is handed to the framework, which answers it as before.
+ *
+ * Whether the framework handled a request is seen on Fastify's own diagnostics channel
+ * (`tracing:fastify.request.handler:start`, published for every request that reaches a route handler).
+ */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { once } from 'node:events'
+import { request } from 'node:http'
+import { connect } from 'node:net'
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
+import { afterEach, describe, expect, it } from 'vitest'
+import { api, expectStatus } from '../helpers/api.js'
+import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import { requireTestRedisUrl, SKIP_REDIS } from '../helpers/redis.js'
+import { until } from '../helpers/until.js'
+import { sleep } from '../helpers/webhook-receiver.js'
+
+const HANDLER_START = 'tracing:fastify.request.handler:start'
+/** Headers that differ between any two answers, whoever writes them. */
+const PER_ANSWER = new Set(['date', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset'])
+
+interface SocketAnswer {
+  readonly status: number
+  /** Header names and values in the order they were written. */
+  readonly headers: [string, string][]
+  readonly body: string
+  /** How many requests reached a route handler of the framework while this one was answered. */
+  readonly framework: number
+}
+
+let t: TestApp | undefined
+afterEach(async () => {
+  await t?.close()
+  t = undefined
+})
+
+/** The app listening, with its access log kept as parsed lines. */
+async function listening(env: Record<string, string> = {}) {
+  const lines: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  t = await buildTestApp({ LOG_LEVEL: 'info', ...env }, { logger: pino({ level: 'info' }, sink) })
+  const port = await t.listen()
+  const m = await t.merchant('Fast Shop')
+  return { t, port, m, lines }
+}
+
+/** One request over its own connection; counts the framework's route handlers run meanwhile. */
+async function overSocket(port: number, path: string, headers: Record<string, string> = {}, method = 'GET') {
+  let framework = 0
+  const seen = () => {
+    framework += 1
+  }
+  subscribe(HANDLER_START, seen)
+  try {
+    return await new Promise<SocketAnswer>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          const pairs: [string, string][] = []
+          for (let i = 0; i < res.rawHeaders.length; i += 2)
+            pairs.push([(res.rawHeaders[i] as string).toLowerCase(), res.rawHeaders[i + 1] as string])
+          resolve({ status: res.statusCode ?? 0, headers: pairs, body: Buffer.concat(chunks).toString(), framework })
+        })
+      })
+      req.on('error', reject)
+      req.end()
+    })
+  } finally {
+    unsubscribe(HANDLER_START, seen)
+  }
+}
+
+const getInfoPath = (query: string) => `/api/invoice/getInfo?${query}`
+const sameHeaders = (a: SocketAnswer) => a.headers.filter(([name]) => !PER_ANSWER.has(name))
+const header = (a: SocketAnswer, name: string) => a.headers.find(([n]) => n === name)?.[1]
+
+async function invoicesIn(app: TestApp, m: TestMerchant) {
+  const shop = api(app).as(m)
+  const pending = await shop.newInvoice({ order_id: 'F-1', amount: '250.75', currency: 'RUB', lifetime: 600 })
+  const paid = await shop.newInvoice({ order_id: 'F-2', amount: '10.00', currency: 'RUB', comment: 'два "кофе"' })
+  expectStatus(await api(app).simulate(paid, { outcome: 'paid' }), 200)
+  const expired = await shop.newInvoice({ order_id: 'F/3 é', amount: '1', currency: 'USD', lifetime: 300 })
+  return { pending, paid, expired }
+}
+
+describe("getInfo's fast path", () => {
+  it('when a plain getInfo arrives, then the framework never sees it, and its answer, log line and metrics are those the framework gives the same request', async () => {
+    const { t, port, m, lines } = await listening()
+    const ids = await invoicesIn(t, m)
+    t.clock.advance(400) // the third reads as expired, the first is still pending
+    for (const [name, id] of Object.entries(ids)) {
+      const query = `merchant_id=${m.id}&invoice_id=${id}`
+      const fast = await overSocket(port, getInfoPath(query), { 'x-api-key': m.apiKey, 'x-request-id': `fast-${name}` })
+      // the same request with an unknown parameter percent-encoded: the framework's (the fast path reads no `%`)
+      const slow = await overSocket(port, getInfoPath(`${query}&unused=%41`), {
+        'x-api-key': m.apiKey,
+        'x-request-id': `framework-${name}`,
+      })
+      expect([fast.status, fast.framework, slow.status, slow.framework], name).toEqual([200, 0, 200, 1])
+      expect(fast.body, name).toBe(slow.body)
+      expect(sameHeaders(fast), name).toEqual(sameHeaders(slow))
+      expect(header(fast, 'x-request-id')).toBe(`fast-${name}`)
+      expect(Number(header(fast, 'ratelimit-remaining'))).toBe(Number(header(slow, 'ratelimit-remaining')) + 1)
+    }
+    expect(JSON.parse(await overSocketBody(port, m, ids.expired))).toMatchObject({ status: 'expired' })
+
+    // the access log: the same line, but for the URL, the id and the time
+    const completed = lines.filter((l) => l.msg === 'request completed')
+    const byId = (id: string) => completed.find((l) => l.reqId === id) as Record<string, unknown>
+    const fastLine = byId('fast-paid')
+    const slowLine = byId('framework-paid')
+    const comparable = ({ time: _t, ms: _ms, reqId: _r, url: _u, ...rest }: Record<string, unknown>) => rest
+    expect(Object.keys(fastLine)).toEqual(Object.keys(slowLine))
+    expect(comparable(fastLine)).toEqual(comparable(slowLine))
+    expect(fastLine.url).toBe(getInfoPath(`merchant_id=${m.id}&invoice_id=${ids.paid}`))
+
+    // the metrics: both paths count in the same series
+    const metrics = await overSocket(port, '/metrics')
+    const series = metrics.body
+      .split('\n')
+      .find((l) => l.startsWith('http_requests_total{method="GET",route="/api/invoice/getInfo",status_code="200"}'))
+    expect(series?.split(' ')[1]).toBe('7')
+  })
+
+  it('when a getInfo is by order_id, then the fast path answers it too', async () => {
+    const { t, port, m } = await listening()
+    await invoicesIn(t, m)
+    const fast = await overSocket(port, getInfoPath(`order_id=F-1&merchant_id=${m.id}`), { 'x-api-key': m.apiKey })
+    expect([fast.status, fast.framework]).toEqual([200, 0])
+    expect(JSON.parse(fast.body)).toMatchObject({ order_id: 'F-1', status: 'pending' })
+  })
+
+  it('when a step refuses a getInfo, then the framework answers it, as it answers the same request with no fast path', async () => {
+    const { t, port, m } = await listening()
+    const { pending } = await invoicesIn(t, m)
+    const other = await t.merchant('Other Shop')
+    const key = { 'x-api-key': m.apiKey }
+    const q = `merchant_id=${m.id}&invoice_id=${pending}`
+    const cases: [string, string, Record<string, string>, number, string | null][] = [
+      ['no key', q, {}, 401, 'missing_api_key'],
+      ['a wrong key', q, { 'x-api-key': `mk_${'x'.repeat(43)}` }, 401, 'invalid_api_key'],
+      ["another merchant's key", q, { 'x-api-key': other.apiKey }, 403, 'merchant_mismatch'],
+      ['no such invoice', `merchant_id=${m.id}&invoice_id=${crypto.randomUUID()}`, key, 404, 'invoice_not_found'],
+      ['a malformed id', `merchant_id=${m.id}&invoice_id=nope`, key, 400, 'validation_failed'],
+      ['both ids', `${q}&order_id=F-1`, key, 400, 'ambiguous_identifier'],
+      ['a parameter twice', `${q}&invoice_id=${pending}`, key, 400, 'validation_failed'],
+      ['a parameter without a value', `${q}&order_id`, key, 400, 'ambiguous_identifier'],
+      ['a bad percent-encoding', `${q}&order_id=%FF`, key, 400, 'validation_failed'],
+      [
+        'an encoded id',
+        `merchant_id=${m.id}&invoice_id=${encodeURIComponent(pending).replace('-', '%2D')}`,
+        key,
+        200,
+        null,
+      ],
+    ]
+    for (const [name, query, headers, status, code] of cases) {
+      const res = await overSocket(port, getInfoPath(query), headers)
+      // the fast path writes nothing but 200s: a refusal is the framework's, from its hooks or its handler
+      expect(res.status, name).toBe(status)
+      if (status === 200) expect(res.framework, name).toBe(1)
+      // the same request through the framework alone (app.inject never meets the fast path)
+      const injected = await t.app.inject({ method: 'GET', url: getInfoPath(query), headers })
+      expect(injected.statusCode, name).toBe(status)
+      if (code === null) continue
+      const { instance: _a, request_id: _b, ...problem } = JSON.parse(res.body)
+      const { instance: _c, request_id: _d, ...alone } = injected.json()
+      expect(problem.code, name).toBe(code)
+      expect(problem, name).toEqual(alone)
+    }
+    const head = await overSocket(port, getInfoPath(q), key, 'HEAD')
+    expect([head.status, head.framework]).toEqual([200, 1])
+  })
+
+  it('when a key spends its burst on fast answers, then each token is taken once and the next is refused 429', async () => {
+    const { t, port, m } = await listening({ RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '3' })
+    const { pending } = await invoicesIn(t, m)
+    t.clock.advance(10) // the creates took tokens of the key's bucket: full again
+    const answers = await fourInARow(port, m, pending)
+    expect(answers.map((a) => [a.status, a.framework])).toEqual([
+      [200, 0],
+      [200, 0],
+      [200, 0],
+      [429, 0], // refused by the framework's API key hook, before any handler
+    ])
+    expect(answers.map((a) => header(a, 'ratelimit-remaining'))).toEqual(['2', '1', '0', '0'])
+    expect(header(answers[3] as SocketAnswer, 'retry-after')).toBe('1')
+  })
+
+  it.skipIf(SKIP_REDIS)(
+    'when limits are shared through Redis, then each fast answer takes one token of the shared bucket',
+    async () => {
+      // RATE_LIMIT_RPS 1 on Redis's own clock: a token comes back only after a second between two requests
+      const { t, port, m } = await listening({
+        REDIS_URL: requireTestRedisUrl(),
+        RATE_LIMIT_RPS: '1',
+        RATE_LIMIT_BURST: '100',
+      })
+      const { pending } = await invoicesIn(t, m)
+      const answers = await fourInARow(port, m, pending)
+      expect(answers.map((a) => [a.status, a.framework])).toEqual([
+        [200, 0],
+        [200, 0],
+        [200, 0],
+        [200, 0],
+      ])
+      const remaining = answers.map((a) => Number(header(a, 'ratelimit-remaining')))
+      expect(remaining.slice(1).map((r, i) => (remaining[i] as number) - r)).toEqual([1, 1, 1])
+    },
+  )
+
+  it('when the app begins to close with a getInfo on its way, then the framework answers it, with Connection: close', async () => {
+    const { t, port, m } = await listening()
+    const { pending } = await invoicesIn(t, m)
+    const socket = connect(port, '127.0.0.1')
+    await once(socket, 'connect')
+    let received = ''
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8')
+    })
+    let framework = 0
+    const seen = () => {
+      framework += 1
+    }
+    subscribe(HANDLER_START, seen)
+    try {
+      // the request's first bytes before the close (the connection is not idle), its end after it has begun
+      socket.write(`GET ${getInfoPath(`merchant_id=${m.id}&invoice_id=${pending}`)} HTTP/1.1\r\nHost: x\r\n`)
+      await sleep(50)
+      const closed = t.app.close()
+      socket.write(`X-Api-Key: ${m.apiKey}\r\n\r\n`)
+      await closed
+      await until('the answer', () => received.includes('"status":"pending"'), { ms: 5_000, everyMs: 10 })
+    } finally {
+      unsubscribe(HANDLER_START, seen)
+      socket.destroy()
+    }
+    expect(received.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')
+    expect(received.toLowerCase()).toContain('\r\nconnection: close\r\n')
+    expect(framework).toBe(1)
+  })
+
+  it('when the client address comes through a trusted proxy, then an address blocked for failed authentications is refused, another is answered', async () => {
+    const { t, port, m } = await listening({ TRUST_PROXY: '1', AUTH_FAIL_LIMIT: '2' })
+    const { pending } = await invoicesIn(t, m)
+    const path = getInfoPath(`merchant_id=${m.id}&invoice_id=${pending}`)
+    const from = (address: string, apiKey: string) =>
+      overSocket(port, path, { 'x-api-key': apiKey, 'x-forwarded-for': address })
+    for (let i = 0; i < 2; i += 1) expect((await from('203.0.113.9', `mk_${'y'.repeat(43)}`)).status).toBe(401)
+    const blocked = await from('203.0.113.9', m.apiKey)
+    expect([blocked.status, JSON.parse(blocked.body).code]).toEqual([429, 'rate_limited'])
+    const answered = await from('203.0.113.10', m.apiKey)
+    expect([answered.status, answered.framework]).toEqual([200, 0])
+  })
+})
+
+/** Four getInfos of `id` with the merchant's key, one after the other. */
+async function fourInARow(port: number, m: TestMerchant, id: string): Promise<SocketAnswer[]> {
+  const answers = []
+  const path = getInfoPath(`merchant_id=${m.id}&invoice_id=${id}`)
+  for (let i = 0; i < 4; i += 1) answers.push(await overSocket(port, path, { 'x-api-key': m.apiKey }))
+  return answers
+}
+
+async function overSocketBody(port: number, m: TestMerchant, id: string): Promise<string> {
+  const res = await overSocket(port, getInfoPath(`merchant_id=${m.id}&invoice_id=${id}`), { 'x-api-key': m.apiKey })
+  return res.body
+}
