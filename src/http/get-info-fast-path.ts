@@ -114,7 +114,14 @@ export function getInfoFastPath(
       framework(req, res)
       return
     }
-    if (answer instanceof Promise) answer.then(answered, () => framework(req, res))
+    if (answer instanceof Promise)
+      answer
+        .then(answered, () => framework(req, res))
+        .catch((err: unknown) => {
+          // the framework's listener answers its own errors; this only keeps one from ending the process
+          deps.log.error({ err }, 'handing a getInfo to the framework failed')
+          res.destroy()
+        })
     else answered(answer)
   }
 
