@@ -45,6 +45,8 @@ export interface Config {
   readonly rateLimitBurst: number
   readonly authFailLimit: number
   readonly keyCacheTtl: number
+  /** GETINFO_FAST_PATH: a plain getInfo answered before the framework (docs/performance.md#getinfos-fast-path). */
+  readonly getInfoFastPath: boolean
   readonly sandbox: boolean
   readonly sqliteSynchronous: 'full' | 'normal'
   readonly redisUrl: string | undefined
@@ -156,6 +158,7 @@ export function loadConfig(
     rateLimitBurst: int('RATE_LIMIT_BURST', 200, 1, 1_000_000),
     authFailLimit: int('AUTH_FAIL_LIMIT', 20, 1, 1_000_000),
     keyCacheTtl: int('KEY_CACHE_TTL', 2, 0, 60),
+    getInfoFastPath: bool('GETINFO_FAST_PATH', true),
     sandbox: bool('SANDBOX', true),
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', 'full', ['full', 'normal'] as const),
     redisUrl: redisUrl(raw('REDIS_URL'), bad),

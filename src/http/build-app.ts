@@ -140,7 +140,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   await payRoutes(app, full)
   await dashboardRoutes(app, full)
   await providerRoutes(app, full)
-  installGetInfoFastPath(app, full, batching, clientAddressOf(opts.trustProxy))
+  if (opts.getInfoFastPath !== false) installGetInfoFastPath(app, full, batching, clientAddressOf(opts.trustProxy))
   return app
 }
 

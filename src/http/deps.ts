@@ -27,6 +27,8 @@ export interface HttpOptions {
   readonly trustProxy?: false | number | readonly string[]
   /** How long a request may take to arrive in full, and how often that is checked (default 30 s, every 5 s). */
   readonly requestTimeout?: RequestTimeout
+  /** GETINFO_FAST_PATH (default true): a plain getInfo answered before the framework (get-info-fast-path.ts). */
+  readonly getInfoFastPath?: boolean
 }
 
 export interface RequestTimeout {

@@ -50,6 +50,7 @@ export async function createHttpApp(
       defaultMetrics: opts.defaultMetrics ?? true,
       metricsRegistries: [rt.metricsRegistry],
       trustProxy: rt.config.trustProxy,
+      getInfoFastPath: rt.config.getInfoFastPath,
       ...(opts.requestTimeout !== undefined && { requestTimeout: opts.requestTimeout }),
     },
   )

@@ -132,6 +132,14 @@ describe("getInfo's fast path", () => {
     expect(series?.split(' ')[1]).toBe('7')
   })
 
+  it('when GETINFO_FAST_PATH is false, then every getInfo goes through the framework, with the same answer', async () => {
+    const { t, port, m } = await listening({ GETINFO_FAST_PATH: 'false' })
+    const { paid } = await invoicesIn(t, m)
+    const res = await overSocket(port, getInfoPath(`merchant_id=${m.id}&invoice_id=${paid}`), { 'x-api-key': m.apiKey })
+    expect([res.status, res.framework]).toEqual([200, 1])
+    expect(JSON.parse(res.body)).toMatchObject({ id: paid, status: 'paid' })
+  })
+
   it('when a getInfo is by order_id, then the fast path answers it too', async () => {
     const { t, port, m } = await listening()
     await invoicesIn(t, m)
