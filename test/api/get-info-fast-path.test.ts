@@ -94,43 +94,53 @@ async function invoicesIn(app: TestApp, m: TestMerchant) {
 }
 
 describe("getInfo's fast path", () => {
-  it('when a plain getInfo arrives, then the framework never sees it, and its answer, log line and metrics are those the framework gives the same request', async () => {
-    const { t, port, m, lines } = await listening()
-    const ids = await invoicesIn(t, m)
-    t.clock.advance(400) // the third reads as expired, the first is still pending
-    for (const [name, id] of Object.entries(ids)) {
-      const query = `merchant_id=${m.id}&invoice_id=${id}`
-      const fast = await overSocket(port, getInfoPath(query), { 'x-api-key': m.apiKey, 'x-request-id': `fast-${name}` })
-      // the same request with an unknown parameter percent-encoded: the framework's (the fast path reads no `%`)
-      const slow = await overSocket(port, getInfoPath(`${query}&unused=%41`), {
-        'x-api-key': m.apiKey,
-        'x-request-id': `framework-${name}`,
-      })
-      expect([fast.status, fast.framework, slow.status, slow.framework], name).toEqual([200, 0, 200, 1])
-      expect(fast.body, name).toBe(slow.body)
-      expect(sameHeaders(fast), name).toEqual(sameHeaders(slow))
-      expect(header(fast, 'x-request-id')).toBe(`fast-${name}`)
-      expect(Number(header(fast, 'ratelimit-remaining'))).toBe(Number(header(slow, 'ratelimit-remaining')) + 1)
-    }
-    expect(JSON.parse(await overSocketBody(port, m, ids.expired))).toMatchObject({ status: 'expired' })
+  // the key looked up in the store on every request (a promise), and cached (an answer at once: the default)
+  it.each([
+    ['looked up', '0'],
+    ['cached', '60'],
+  ])(
+    'when a plain getInfo arrives (its key %s), then the framework never sees it, and its answer, log line and metrics are those the framework gives the same request',
+    async (_how, ttl) => {
+      const { t, port, m, lines } = await listening({ KEY_CACHE_TTL: ttl })
+      const ids = await invoicesIn(t, m)
+      t.clock.advance(400) // the third reads as expired, the first is still pending
+      for (const [name, id] of Object.entries(ids)) {
+        const query = `merchant_id=${m.id}&invoice_id=${id}`
+        const fast = await overSocket(port, getInfoPath(query), {
+          'x-api-key': m.apiKey,
+          'x-request-id': `fast-${name}`,
+        })
+        // the same request with an unknown parameter percent-encoded: the framework's (the fast path reads no `%`)
+        const slow = await overSocket(port, getInfoPath(`${query}&unused=%41`), {
+          'x-api-key': m.apiKey,
+          'x-request-id': `framework-${name}`,
+        })
+        expect([fast.status, fast.framework, slow.status, slow.framework], name).toEqual([200, 0, 200, 1])
+        expect(fast.body, name).toBe(slow.body)
+        expect(sameHeaders(fast), name).toEqual(sameHeaders(slow))
+        expect(header(fast, 'x-request-id')).toBe(`fast-${name}`)
+        expect(Number(header(fast, 'ratelimit-remaining'))).toBe(Number(header(slow, 'ratelimit-remaining')) + 1)
+      }
+      expect(JSON.parse(await overSocketBody(port, m, ids.expired))).toMatchObject({ status: 'expired' })
 
-    // the access log: the same line, but for the URL, the id and the time
-    const completed = lines.filter((l) => l.msg === 'request completed')
-    const byId = (id: string) => completed.find((l) => l.reqId === id) as Record<string, unknown>
-    const fastLine = byId('fast-paid')
-    const slowLine = byId('framework-paid')
-    const comparable = ({ time: _t, ms: _ms, reqId: _r, url: _u, ...rest }: Record<string, unknown>) => rest
-    expect(Object.keys(fastLine)).toEqual(Object.keys(slowLine))
-    expect(comparable(fastLine)).toEqual(comparable(slowLine))
-    expect(fastLine.url).toBe(getInfoPath(`merchant_id=${m.id}&invoice_id=${ids.paid}`))
+      // the access log: the same line, but for the URL, the id and the time
+      const completed = lines.filter((l) => l.msg === 'request completed')
+      const byId = (id: string) => completed.find((l) => l.reqId === id) as Record<string, unknown>
+      const fastLine = byId('fast-paid')
+      const slowLine = byId('framework-paid')
+      const comparable = ({ time: _t, ms: _ms, reqId: _r, url: _u, ...rest }: Record<string, unknown>) => rest
+      expect(Object.keys(fastLine)).toEqual(Object.keys(slowLine))
+      expect(comparable(fastLine)).toEqual(comparable(slowLine))
+      expect(fastLine.url).toBe(getInfoPath(`merchant_id=${m.id}&invoice_id=${ids.paid}`))
 
-    // the metrics: both paths count in the same series
-    const metrics = await overSocket(port, '/metrics')
-    const series = metrics.body
-      .split('\n')
-      .find((l) => l.startsWith('http_requests_total{method="GET",route="/api/invoice/getInfo",status_code="200"}'))
-    expect(series?.split(' ')[1]).toBe('7')
-  })
+      // the metrics: both paths count in the same series
+      const metrics = await overSocket(port, '/metrics')
+      const series = metrics.body
+        .split('\n')
+        .find((l) => l.startsWith('http_requests_total{method="GET",route="/api/invoice/getInfo",status_code="200"}'))
+      expect(series?.split(' ')[1]).toBe('7')
+    },
+  )
 
   it('when GETINFO_FAST_PATH is false, then every getInfo goes through the framework, with the same answer', async () => {
     const { t, port, m } = await listening({ GETINFO_FAST_PATH: 'false' })
