@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Authenticated } from '../../app/authenticate-api-key.js'
 import { AppError } from '../../domain/errors.js'
@@ -54,9 +55,7 @@ function admit(
   const ip = request.ip
   return andThen(limiter?.authBlocked(ip), (blocked) => {
     if (blocked !== undefined && !blocked.allowed) refuse(reply, blocked, TOO_MANY_FAILURES)
-    const header = request.headers['x-api-key']
-    const key = Array.isArray(header) ? header[0] : header
-    return andThen(authenticated(authenticate, key?.trim(), reply, limiter, ip), (auth) =>
+    return andThen(authenticated(authenticate, apiKeyOf(request.headers), reply, limiter, ip), (auth) =>
       andThen(limiter?.takeForKey(auth.keyId, ip), (admission) => {
         if (admission !== undefined) {
           if (admission.by === 'address') refuse(reply, admission.decision, TOO_MANY_FAILURES)
@@ -71,6 +70,12 @@ function admit(
       }),
     )
   })
+}
+
+/** The API key a request sends (X-Api-Key), as every merchant route reads it. */
+export function apiKeyOf(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers['x-api-key']
+  return (Array.isArray(header) ? header[0] : header)?.trim()
 }
 
 /** The key's merchant; a missing or wrong key counts against the address first (and is refused as blocked past it). */

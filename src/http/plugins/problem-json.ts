@@ -44,6 +44,11 @@ export function problemHandler(page?: ProblemPage) {
   }
 }
 
+/** An HTTP/1.1 request without Host (RFC 9112 §3.2), which the service answers 400 (the hook below). */
+export function hostMissing(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1
+}
+
 /**
  * The only place errors become HTTP responses (RFC 9457, docs/api.md#errors). Framework errors are mapped to the
  * contract's codes; anything unexpected is logged with the request id and answered 500 without internals.
@@ -58,8 +63,7 @@ export function registerProblemJson(app: FastifyInstance): void {
   // An HTTP/1.1 request without Host (RFC 9112 §3.2: 400). Node answers it itself unless told not to
   // (requireHostHeader: false, build-app.ts), with a bare 400 outside docs/api.md#errors: no problem document, no x-request-id.
   app.addHook('onRequest', (request, reply, done) => {
-    const raw = request.raw
-    if (raw.headers.host !== undefined || raw.httpVersionMajor !== 1 || raw.httpVersionMinor !== 1) return done()
+    if (!hostMissing(request.raw)) return done()
     reply.header('connection', 'close')
     done(validationFailed([{ field: 'host', message: 'is required in HTTP/1.1' }]))
   })
