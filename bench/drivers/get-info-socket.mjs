@@ -8,7 +8,7 @@
 //   node bench/drivers/get-info-socket.mjs [dist directory; default dist/]
 // With TIME=1 it prints the CPU and wall time per getInfo (client and server together) of the measured loop.
 import { Agent, request } from 'node:http'
-import { benchApp, measure, seedGetInfoPaths } from './inject-app.mjs'
+import { benchApp, measureGetInfo, seedGetInfoPaths } from './inject-app.mjs'
 
 const { rt, app, apiKey, merchantId } = await benchApp(process.argv[2])
 const paths = await seedGetInfoPaths(app, apiKey, merchantId)
@@ -28,15 +28,5 @@ const getInfo = () =>
     req.on('error', reject)
     req.end()
   })
-{
-  const r = await getInfo()
-  if (r.statusCode !== 200) throw new Error(`getInfo: ${r.statusCode}`)
-}
-await measure(rt, {
-  operation: getInfo,
-  status: 200,
-  warmup: Number(process.env.INSTR_WARMUP ?? 2000),
-  unit: 'getinfo',
-  counted: 'requests',
-})
+await measureGetInfo(rt, getInfo)
 agent.destroy()

@@ -6,20 +6,10 @@
 //   node bench/drivers/get-info.mjs [dist directory; default dist/]
 // With TIME=1 it prints the CPU and wall time per getInfo of the measured loop.
 // Comparing two versions: build each, then run this driver against each one's dist/ (a paired measurement).
-import { benchApp, measure, seedGetInfoPaths } from './inject-app.mjs'
+import { benchApp, measureGetInfo, seedGetInfoPaths } from './inject-app.mjs'
 
 const { rt, app, apiKey, merchantId } = await benchApp(process.argv[2])
 const urls = await seedGetInfoPaths(app, apiKey, merchantId)
 let i = 0
 const getInfo = () => app.inject({ method: 'GET', url: urls[i++ % 200], headers: { 'x-api-key': apiKey } })
-{
-  const r = await getInfo()
-  if (r.statusCode !== 200) throw new Error(`getInfo: ${r.statusCode} ${r.body}`)
-}
-await measure(rt, {
-  operation: getInfo,
-  status: 200,
-  warmup: Number(process.env.INSTR_WARMUP ?? 2000),
-  unit: 'getinfo',
-  counted: 'requests',
-})
+await measureGetInfo(rt, getInfo)

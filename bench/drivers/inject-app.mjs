@@ -49,6 +49,19 @@ export async function seedGetInfoPaths(app, apiKey, merchantId) {
   return paths
 }
 
+/** The getInfo drivers' measured loop: `getInfo` answered 200 once, then `measure`d (INSTR_WARMUP, 2000, first). */
+export async function measureGetInfo(rt, getInfo) {
+  const first = await getInfo()
+  if (first.statusCode !== 200) throw new Error(`getInfo: ${first.statusCode} ${first.body ?? ''}`)
+  await measure(rt, {
+    operation: getInfo,
+    status: 200,
+    warmup: Number(process.env.INSTR_WARMUP ?? 2000),
+    unit: 'getinfo',
+    counted: 'requests',
+  })
+}
+
 /**
  * `warmup` operations, then INSTR_N measured ones, each answered `status` (throws otherwise); with TIME=1 prints
  * `{ <counted>: N, cpu_us_per_<unit>, wall_us_per_<unit> }`. Closes the runtime.
