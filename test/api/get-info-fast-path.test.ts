@@ -13,6 +13,7 @@ import { connect } from 'node:net'
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
+import { setMerchantStatus } from '../../src/app/set-merchant-status.js'
 import { api, expectStatus } from '../helpers/api.js'
 import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
 import { requireTestRedisUrl, SKIP_REDIS } from '../helpers/redis.js'
@@ -153,9 +154,15 @@ describe("getInfo's fast path", () => {
   it('when a getInfo is by order_id, then the fast path answers it too', async () => {
     const { t, port, m } = await listening()
     await invoicesIn(t, m)
-    const fast = await overSocket(port, getInfoPath(`order_id=F-1&merchant_id=${m.id}`), { 'x-api-key': m.apiKey })
+    // an unknown parameter is ignored (docs/api.md#getinfo), and with no X-Request-Id one is made
+    const fast = await overSocket(port, getInfoPath(`order_id=F-1&merchant_id=${m.id}&lang=ru`), {
+      'x-api-key': m.apiKey,
+    })
     expect([fast.status, fast.framework]).toEqual([200, 0])
     expect(JSON.parse(fast.body)).toMatchObject({ order_id: 'F-1', status: 'pending' })
+    expect(header(fast, 'x-request-id')).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    )
   })
 
   it('when a step refuses a getInfo, then the framework answers it, as it answers the same request with no fast path', async () => {
@@ -164,12 +171,15 @@ describe("getInfo's fast path", () => {
     const other = await t.merchant('Other Shop')
     const key = { 'x-api-key': m.apiKey }
     const q = `merchant_id=${m.id}&invoice_id=${pending}`
+    const wrongKey = { 'x-api-key': `mk_${'x'.repeat(43)}` }
     const cases: [string, string, Record<string, string>, number, string | null][] = [
       ['no key', q, {}, 401, 'missing_api_key'],
-      ['a wrong key', q, { 'x-api-key': `mk_${'x'.repeat(43)}` }, 401, 'invalid_api_key'],
+      ['a wrong key', q, wrongKey, 401, 'invalid_api_key'],
       ["another merchant's key", q, { 'x-api-key': other.apiKey }, 403, 'merchant_mismatch'],
       ['no such invoice', `merchant_id=${m.id}&invoice_id=${crypto.randomUUID()}`, key, 404, 'invoice_not_found'],
       ['a malformed id', `merchant_id=${m.id}&invoice_id=nope`, key, 400, 'validation_failed'],
+      // docs/api.md#getinfo: the key is checked before the query
+      ['a wrong key and a malformed id', `merchant_id=${m.id}&invoice_id=nope`, wrongKey, 401, 'invalid_api_key'],
       ['both ids', `${q}&order_id=F-1`, key, 400, 'ambiguous_identifier'],
       ['a parameter twice', `${q}&invoice_id=${pending}`, key, 400, 'validation_failed'],
       ['a parameter without a value', `${q}&order_id`, key, 400, 'ambiguous_identifier'],
@@ -182,7 +192,13 @@ describe("getInfo's fast path", () => {
         null,
       ],
     ]
-    for (const [name, query, headers, status, code] of cases) {
+    const answeredAlike = async (
+      name: string,
+      query: string,
+      headers: Record<string, string>,
+      status: number,
+      code: string | null,
+    ) => {
       const res = await overSocket(port, getInfoPath(query), headers)
       // the fast path writes nothing but 200s: a refusal is the framework's, from its hooks or its handler
       expect(res.status, name).toBe(status)
@@ -190,14 +206,18 @@ describe("getInfo's fast path", () => {
       // the same request through the framework alone (app.inject never meets the fast path)
       const injected = await t.app.inject({ method: 'GET', url: getInfoPath(query), headers })
       expect(injected.statusCode, name).toBe(status)
-      if (code === null) continue
+      if (code === null) return
       const { instance: _a, request_id: _b, ...problem } = JSON.parse(res.body)
       const { instance: _c, request_id: _d, ...alone } = injected.json()
       expect(problem.code, name).toBe(code)
       expect(problem, name).toEqual(alone)
     }
+    for (const [name, query, headers, status, code] of cases) await answeredAlike(name, query, headers, status, code)
     const head = await overSocket(port, getInfoPath(q), key, 'HEAD')
     expect([head.status, head.framework]).toEqual([200, 1])
+    // last: it refuses every later request of the merchant's key
+    await setMerchantStatus(t.rt.deps, m.id, 'disabled')
+    await answeredAlike('a disabled merchant', q, key, 403, 'merchant_disabled')
   })
 
   it('when a key spends its burst on fast answers, then each token is taken once and the next is refused 429', async () => {
