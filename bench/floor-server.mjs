@@ -2,8 +2,8 @@
 // needs and nothing else — no framework, no hooks, no promises, no validation beyond the two ids:
 //   the API key hashed (SHA-256) and looked up in a Map; the invoice read by id on a read-only connection to the
 //   bench's own SQLite file (WAL, a prepared statement in raw mode); the row mapped and viewed by the service's own
-//   code (dist/: the driver's rowMaker, rowToInvoice, invoiceView); JSON.stringify; the same 13 response headers; one pino access-log
-//   line to a file (through the service's own log writer); a prom-client counter and histogram. It writes its answers and shares its read snapshot as the
+//   code (dist/: the driver's rowMaker, rowToInvoice, invoiceView); JSON.stringify; the same 13 response headers; one access-log
+//   line to a file (the service's own: its logAnswered, through its log writer); a prom-client counter and histogram. It writes its answers and shares its read snapshot as the
 //   service does: the answers of one event-loop pass written together at its end, the reads of one pass in one
 //   read transaction.
 // The same for create (POST /api/v1/invoices), on a database file of its own made by the service's migrations: the
@@ -27,6 +27,7 @@ import { INVOICE_COLUMNS, rowToInvoice } from '../dist/adapters/db/schema.js'
 import { rowMaker } from '../dist/adapters/db/sqlite/statements.js'
 import { invoiceView } from '../dist/domain/invoice-view.js'
 import { LogWriter } from '../dist/adapters/system/log-writer.js'
+import { logAnswered } from '../dist/http/plugins/request-id.js'
 import { createUuidV7 } from '../dist/adapters/system/uuid-v7.js'
 import { parseAmount } from '../dist/domain/money.js'
 import { invoiceToRow } from '../dist/adapters/db/schema.js'
@@ -138,10 +139,7 @@ function getInfo(req, res) {
   if (waiting.length === 0) setImmediate(flush)
   waiting.push(res, body)
   const ms = performance.now() - started
-  logger.info(
-    { reqId, method: req.method, url: req.url, statusCode: 200, ms: Math.round(ms * 100) / 100 },
-    'request completed',
-  )
+  logAnswered(logger, req.method, req.url, 200, ms, reqId)
   requests.inc()
   latency.observe(ms / 1000)
 }
@@ -269,10 +267,7 @@ function create(req, res) {
     ])
     batch.push(res, body)
     const ms = performance.now() - started
-    logger.info(
-      { reqId, method: req.method, url: req.url, statusCode: 201, ms: Math.round(ms * 100) / 100 },
-      'request completed',
-    )
+    logAnswered(logger, req.method, req.url, 201, ms, reqId)
     createRequests.inc()
     latency.observe(ms / 1000)
   })

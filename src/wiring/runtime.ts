@@ -63,11 +63,13 @@ export interface RuntimeOverrides {
   readonly passwords?: PasswordHasher
 }
 
-export function createLogger(config: Config): Logger {
-  // Asynchronous writes: a synchronous write per log line blocks the event loop on every request. Lines that
-  // arrive while a write is under way all go into the next one (log-writer.ts: why not pino.destination);
-  // shutdown flushes what is queued, and an exit writes what is left synchronously.
-  const destination = new LogWriter(1)
+/**
+ * The service's logger. Asynchronous writes to standard output: a synchronous write per log line blocks the event
+ * loop on every request. Lines that arrive while a write is under way all go into the next one (log-writer.ts: why
+ * not pino.destination); shutdown flushes what is queued, and an exit writes what is left synchronously. (Tests
+ * give a destination of their own.)
+ */
+export function createLogger(config: Config, destination: pino.DestinationStream = new LogWriter(1)): Logger {
   return pino(
     {
       level: config.logLevel,

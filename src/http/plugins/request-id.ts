@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { writeAccessLine } from './access-log.js'
 
 // The prefixes of every credential the service issues: API keys, webhook secrets, admin tokens.
 const CREDENTIAL_PREFIXES = ['mk_', 'whsec_', 'adm_'] as const
@@ -92,12 +93,5 @@ export function logAnswered(
   ms: number,
   reqId?: string,
 ): void {
-  const logged = loggableUrl(url)
-  const rounded = Math.round(ms * 100) / 100
-  log.info(
-    reqId === undefined
-      ? { method, url: logged, statusCode, ms: rounded }
-      : { reqId, method, url: logged, statusCode, ms: rounded },
-    'request completed',
-  )
+  writeAccessLine(log, method, loggableUrl(url), statusCode, Math.round(ms * 100) / 100, reqId)
 }
