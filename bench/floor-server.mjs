@@ -3,7 +3,8 @@
 //   the API key hashed (SHA-256) and looked up in a Map; the invoice read by id on a read-only connection to the
 //   bench's own SQLite file (WAL, a prepared statement in raw mode); the row mapped and viewed by the service's own
 //   code (dist/: the driver's rowMaker, rowToInvoice, invoiceView); JSON.stringify; the same 13 response headers; one access-log
-//   line to a file (the service's own: its logAnswered, through its log writer); a prom-client counter and histogram. It writes its answers and shares its read snapshot as the
+//   line to a file (the service's own: its logAnswered, through its log writer); the request counter and histogram
+//   (the service's own RequestMetrics). It writes its answers and shares its read snapshot as the
 //   service does: the answers of one event-loop pass written together at its end, the reads of one pass in one
 //   read transaction.
 // The same for create (POST /api/v1/invoices), on a database file of its own made by the service's migrations: the
@@ -28,6 +29,8 @@ import { rowMaker } from '../dist/adapters/db/sqlite/statements.js'
 import { invoiceView } from '../dist/domain/invoice-view.js'
 import { LogWriter } from '../dist/adapters/system/log-writer.js'
 import { logAnswered } from '../dist/http/plugins/request-id.js'
+import { HTTP_DURATION_BUCKETS } from '../dist/http/plugins/metrics.js'
+import { RequestMetrics } from '../dist/http/plugins/request-metrics.js'
 import { createUuidV7 } from '../dist/adapters/system/uuid-v7.js'
 import { parseAmount } from '../dist/domain/money.js'
 import { invoiceToRow } from '../dist/adapters/db/schema.js'
@@ -38,7 +41,7 @@ import { checkpointOffTheLoop } from '../dist/adapters/db/sqlite/sqlite-store.js
 const require = createRequire(import.meta.url)
 const Database = require('better-sqlite3')
 const pino = require('pino')
-const { Counter, Histogram, Registry } = require('prom-client')
+const { Registry } = require('prom-client')
 
 const [port, dbFile, logFile, createDbFile] = process.argv.slice(2)
 const db = new Database(dbFile, { readonly: true })
@@ -67,19 +70,10 @@ const merchantOfKey = new Map([
 ])
 
 const logger = pino({ level: 'info' }, new LogWriter(openSync(logFile, 'a')))
-const registry = new Registry()
-const requests = new Counter({
-  name: 'http_requests_total',
-  help: 'requests',
-  labelNames: ['method', 'route', 'status_code'],
-  registers: [registry],
-}).labels('GET', '/api/invoice/getInfo', '200')
-const latency = new Histogram({
-  name: 'http_request_duration_seconds',
-  help: 'latency',
-  labelNames: ['method', 'route'],
-  registers: [registry],
-}).labels('GET', '/api/invoice/getInfo')
+// the service's request metrics (its own buckets), one series for each endpoint's answers
+const requestMetrics = new RequestMetrics(new Registry(), HTTP_DURATION_BUCKETS)
+const getInfoServed = requestMetrics.recorder('GET', '/api/invoice/getInfo', 200)
+const createServed = requestMetrics.recorder('POST', '/api/v1/invoices', 201)
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const SECURITY = [
@@ -140,8 +134,7 @@ function getInfo(req, res) {
   waiting.push(res, body)
   const ms = performance.now() - started
   logAnswered(logger, req.method, req.url, 200, ms, reqId)
-  requests.inc()
-  latency.observe(ms / 1000)
+  getInfoServed(ms)
 }
 
 // create: a writable connection as the service's (WAL, synchronous=FULL), the service's insert statement
@@ -163,7 +156,6 @@ let heldBack = []
 const createMerchant = process.env.FLOOR_CREATE_MERCHANT
 const newId = createUuidV7()
 const PUBLIC_URL = 'http://localhost:3000'
-const createRequests = requests // same series shape; the label values do not change the cost
 // creates of the open batch waiting for its COMMIT: response, body, response, body…
 let batch = []
 const commitBatch = () => {
@@ -268,8 +260,7 @@ function create(req, res) {
     batch.push(res, body)
     const ms = performance.now() - started
     logAnswered(logger, req.method, req.url, 201, ms, reqId)
-    createRequests.inc()
-    latency.observe(ms / 1000)
+    createServed(ms)
   })
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client'
+import { RequestMetrics } from './request-metrics.js'
 
 export interface HttpMetrics {
   readonly registry: Registry
@@ -11,6 +12,11 @@ export interface HttpMetrics {
   readonly recorder: (method: string, route: string, statusCode: number) => (ms: number) => void
 }
 
+/** The upper bounds (seconds) of `http_request_duration_seconds`' buckets. */
+export const HTTP_DURATION_BUCKETS: readonly number[] = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+]
+
 /** Prometheus metrics of one app instance (its own registry: no module-level singletons). */
 export function registerMetrics(
   app: FastifyInstance,
@@ -18,19 +24,7 @@ export function registerMetrics(
 ): HttpMetrics {
   const registry = new Registry()
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry })
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by route and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers: [registry],
-  })
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  })
+  const requests = new RequestMetrics(registry, HTTP_DURATION_BUCKETS)
   const invoicesCreated = new Counter({
     name: 'invoices_created_total',
     help: 'Invoices created (is_new: true)',
@@ -38,23 +32,7 @@ export function registerMetrics(
     registers: [registry],
   })
 
-  // The labelled series of each method, route and status, looked up once: prom-client otherwise hashes the label
-  // object on every inc/observe.
-  const series = new Map<string, (ms: number) => void>()
-  const recorder = (method: string, route: string, statusCode: number): ((ms: number) => void) => {
-    const key = `${method} ${statusCode} ${route}`
-    let record = series.get(key)
-    if (record === undefined) {
-      const count = requests.labels(method, route, String(statusCode))
-      const latency = duration.labels(method, route)
-      record = (ms) => {
-        count.inc()
-        latency.observe(ms / 1000)
-      }
-      series.set(key, record)
-    }
-    return record
-  }
+  const recorder = requests.recorder.bind(requests)
   app.addHook('onResponse', (request, reply, done) => {
     recorder(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode)(reply.elapsedTime)
     done()
