@@ -1,5 +1,5 @@
 // What the in-process drivers share (create-invoice.mjs, get-info.mjs): the whole app of a build's dist/, on
-// in-memory SQLite with the log silenced and the rate limits out of the way, one merchant; and the measured loop —
+// in-memory SQLite with the log silenced (BENCH_LOG_LEVEL to keep it) and the rate limits out of the way, one merchant; and the measured loop —
 // warm-up, then (under bench/instructions.mjs with INSTR_TOGGLE=1) callgrind switched on, INSTR_N operations, and
 // with TIME=1 the CPU and wall time per operation printed as JSON.
 import { execFile } from 'node:child_process'
@@ -19,7 +19,8 @@ export async function benchApp(distArg) {
   const config = loadConfig(
     {
       DATABASE_URL: 'sqlite::memory:',
-      LOG_LEVEL: 'silent',
+      // BENCH_LOG_LEVEL=info counts the access log too (its lines go to standard output)
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
       PUBLIC_URL: 'http://127.0.0.1:3000',
       RATE_LIMIT_RPS: '1000000',
       RATE_LIMIT_BURST: '1000000',
