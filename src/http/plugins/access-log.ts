@@ -13,8 +13,8 @@ import { symbols } from 'pino'
  * That holds for a logger configured as the service configures it; for any other (a mixin, hooks, a message prefix,
  * formatters, serializers or redaction that touch these fields, a destination that asks for metadata, or a logger
  * that is not pino), it is checked once per logger by asking pino itself to serialize a probe line and comparing,
- * and when they differ the line goes through `log.info` as before. test/http/access-log.test.ts compares the lines
- * of both ways.
+ * and when they differ the line goes through `log.info` as before. access-log.test.ts, beside this file, compares
+ * the lines of both ways.
  */
 export function writeAccessLine(
   log: FastifyBaseLogger,

@@ -36,6 +36,17 @@ function ours() {
   return { registry, record, metrics }
 }
 
+/** Ours and prom-client's own, each having recorded every one of ANSWERS. */
+function bothAnswered() {
+  const a = ours()
+  const b = reference()
+  for (const answer of ANSWERS) {
+    a.record(...answer)
+    b.record(...answer)
+  }
+  return [a, b] as const
+}
+
 type Answer = readonly [method: string, route: string, status: number, ms: number]
 const ANSWERS: readonly Answer[] = [
   ['GET', '/api/invoice/getInfo', 200, 0.42],
@@ -51,12 +62,7 @@ const ANSWERS: readonly Answer[] = [
 
 describe("the request metrics (plugins/request-metrics.ts: prom-client's text, without its per-call label work)", () => {
   it("when the same answers are recorded, then /metrics is prom-client's own text, and so is its JSON", async () => {
-    const a = ours()
-    const b = reference()
-    for (const answer of ANSWERS) {
-      a.record(...answer)
-      b.record(...answer)
-    }
+    const [a, b] = bothAnswered()
     expect(await a.registry.metrics()).toBe(await b.registry.metrics())
     expect(await a.registry.getMetricsAsJSON()).toEqual(await b.registry.getMetricsAsJSON())
     expect(await a.registry.metrics()).toMatch(
@@ -93,12 +99,7 @@ describe("the request metrics (plugins/request-metrics.ts: prom-client's text, w
   })
 
   it('when the registry is reset, then both start from nothing, and the recorders kept count on', async () => {
-    const a = ours()
-    const b = reference()
-    for (const answer of ANSWERS) {
-      a.record(...answer)
-      b.record(...answer)
-    }
+    const [a, b] = bothAnswered()
     await a.registry.metrics()
     a.registry.resetMetrics()
     b.registry.resetMetrics()
