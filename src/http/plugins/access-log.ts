@@ -27,9 +27,7 @@ export function writeAccessLine(
   const pinoLog = log as unknown as PinoInternals
   if (writesDirectly(pinoLog)) {
     if (!pinoLog.isLevelEnabled('info')) return
-    const fields =
-      (reqId === undefined ? '' : `,"reqId":${JSON.stringify(reqId)}`) +
-      `,"method":${JSON.stringify(method)},"url":${JSON.stringify(url)},"statusCode":${statusCode},"ms":${ms}`
+    const fields = fieldsText(method, url, statusCode, ms, reqId)
     pinoLog[symbols.streamSym].write(line(pinoLog, pinoLog[symbols.timeSym](), fields))
   } else {
     log.info(reqId === undefined ? { method, url, statusCode, ms } : { reqId, method, url, statusCode, ms }, MESSAGE)
@@ -57,6 +55,14 @@ interface PinoInternals {
   readonly [symbols.formattersSym]?: { readonly level?: unknown; readonly log?: unknown }
   readonly msgPrefix?: string
   isLevelEnabled(level: string): boolean
+}
+
+/** The line's own fields as JSON, in the order pino writes the object `logAnswered` gave it. */
+function fieldsText(method: string, url: string, statusCode: number, ms: number, reqId: string | undefined): string {
+  return (
+    (reqId === undefined ? '' : `,"reqId":${JSON.stringify(reqId)}`) +
+    `,"method":${JSON.stringify(method)},"url":${JSON.stringify(url)},"statusCode":${statusCode},"ms":${ms}`
+  )
 }
 
 function line(log: PinoInternals, time: string, fields: string): string {
@@ -122,9 +128,13 @@ function probe(log: PinoInternals): boolean {
   }
   const time = ',"time":0'
   const probeLine = { reqId: 'r-1', method: 'GET', url: '/p?a="b"&c=\\d\u00e9', statusCode: 404, ms: 1.25 }
-  const fields = `,"reqId":"r-1","method":"GET","url":${JSON.stringify(probeLine.url)},"statusCode":404,"ms":1.25`
+  const { reqId, method, url, statusCode, ms } = probeLine
   try {
-    return asJson.call(log, probeLine, MESSAGE, INFO, time) === line(log, time, fields)
+    // the line as writeAccessLine makes it, from the same fields, against pino's
+    return (
+      asJson.call(log, probeLine, MESSAGE, INFO, time) ===
+      line(log, time, fieldsText(method, url, statusCode, ms, reqId))
+    )
   } catch {
     return false
   }
