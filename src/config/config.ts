@@ -47,6 +47,8 @@ export interface Config {
   readonly keyCacheTtl: number
   /** GETINFO_FAST_PATH: a plain getInfo answered before the framework (docs/performance.md#getinfos-fast-path). */
   readonly getInfoFastPath: boolean
+  /** CREATE_FAST_PATH: a plain create answered before the framework (docs/performance.md#creates-fast-path). */
+  readonly createFastPath: boolean
   readonly sandbox: boolean
   readonly sqliteSynchronous: 'full' | 'normal'
   readonly redisUrl: string | undefined
@@ -159,6 +161,7 @@ export function loadConfig(
     authFailLimit: int('AUTH_FAIL_LIMIT', 20, 1, 1_000_000),
     keyCacheTtl: int('KEY_CACHE_TTL', 2, 0, 60),
     getInfoFastPath: bool('GETINFO_FAST_PATH', true),
+    createFastPath: bool('CREATE_FAST_PATH', true),
     sandbox: bool('SANDBOX', true),
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', 'full', ['full', 'normal'] as const),
     redisUrl: redisUrl(raw('REDIS_URL'), bad),

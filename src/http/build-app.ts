@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http'
 import proxyAddr from '@fastify/proxy-addr'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
-import { getInfoFastPath, type RequestListener } from './get-info-fast-path.js'
+import { createFastPath, CREATE_ROUTE } from './create-fast-path.js'
+import type { RequestListener } from './fast-path.js'
+import { getInfoFastPath } from './get-info-fast-path.js'
 import { registerDocs } from './plugins/docs.js'
 import { requireAdminToken } from './plugins/admin-auth.js'
 import { requireApiKey } from './plugins/auth.js'
@@ -15,7 +17,7 @@ import { registerWriteBatching, type WriteBatching } from './plugins/write-batch
 import { dashboardRoutes } from './dashboard/routes.js'
 import { adminMerchantRoutes } from './routes/admin/merchants.js'
 import { adminUserRoutes } from './routes/admin/users.js'
-import { invoiceRoutes } from './routes/invoices.js'
+import { createdAnswer, invoiceRoutes } from './routes/invoices.js'
 import { payRoutes } from './routes/pay.js'
 import { providerRoutes } from './routes/providers.js'
 import { publicRoutes } from './routes/public.js'
@@ -24,7 +26,7 @@ import { webhookRoutes } from './routes/webhooks.js'
 import { ADMIN_SCHEMAS } from './schemas/admin.js'
 import { FieldErrorSchema, InvoiceDetailSchema, InvoiceSchema, ProblemSchema } from './schemas/common.js'
 import { RefundListResponse, RefundSchema } from './schemas/refunds.js'
-import { CreateInvoiceResponse, InvoiceListResponse } from './schemas/invoices.js'
+import { CreateInvoiceBody, CreateInvoiceResponse, InvoiceListResponse } from './schemas/invoices.js'
 import { DeliveryAttemptSchema, DeliveryListResponse, DeliverySchema, TestWebhookResponse } from './schemas/webhooks.js'
 
 export type BuildAppDeps = Omit<HttpDeps, 'metrics'>
@@ -45,6 +47,9 @@ function clientAddressOf(trust: HttpOptions['trustProxy']): (req: IncomingMessag
   const fn = typeof trusted === 'function' ? trusted : proxyAddr.compile(trusted as string[])
   return (req) => proxyAddr(req, fn)
 }
+
+/** The body fields whose JSON number text is kept (plugins/json-body.ts): a create's amount. */
+const EXACT_NUMBERS = ['amount']
 
 /** A 16 KiB request takes a fraction of a second even on a slow phone link; 30 s leaves room for far worse. */
 const REQUEST_TIMEOUT: RequestTimeout = { ms: 30_000, checkEveryMs: 5_000 }
@@ -88,7 +93,7 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   })
   // Only application/json bodies are accepted (docs/api.md#create-an-invoice → 415 otherwise).
   app.removeContentTypeParser('text/plain')
-  registerJsonBody(app, { exactNumbers: ['amount'] })
+  registerJsonBody(app, { exactNumbers: EXACT_NUMBERS })
 
   // A request in flight over a keep-alive connection when close begins is answered, and then its connection sits
   // idle: node's server.close() closed the idle ones only once, when it was called, so this one held the close (and
@@ -140,22 +145,18 @@ export async function buildApp(deps: BuildAppDeps, opts: HttpOptions): Promise<F
   await payRoutes(app, full)
   await dashboardRoutes(app, full)
   await providerRoutes(app, full)
-  if (opts.getInfoFastPath !== false) installGetInfoFastPath(app, full, batching, clientAddressOf(opts.trustProxy))
+  installFastPaths(app, full, opts, batching)
   return app
 }
 
 /**
- * getInfo's fast path (get-info-fast-path.ts) in front of the framework, on the app's server: the server's request
- * listener (Fastify's) becomes the fast path's hand-over. Fastify's `serverFactory` would do the same but changes
- * how Fastify listens (no second socket for `localhost`'s other address) and its server settings would be ours to
- * copy. Servers Fastify makes at listen for further addresses, and `app.inject`, go to the framework alone.
+ * The fast paths (get-info-fast-path.ts, create-fast-path.ts) in front of the framework, on the app's server: the
+ * server's request listener (Fastify's) becomes their hand-over. Fastify's `serverFactory` would do the same but
+ * changes how Fastify listens (no second socket for `localhost`'s other address) and its server settings would be
+ * ours to copy. Servers Fastify makes at listen for further addresses, and `app.inject`, go to the framework alone.
  */
-function installGetInfoFastPath(
-  app: FastifyInstance,
-  deps: HttpDeps,
-  batching: WriteBatching,
-  clientAddress: (req: IncomingMessage) => string | undefined,
-): void {
+function installFastPaths(app: FastifyInstance, deps: HttpDeps, opts: HttpOptions, batching: WriteBatching): void {
+  if (opts.getInfoFastPath === false && opts.createFastPath === false) return
   let closing = false
   // Fastify marks itself closing just before its preClose hooks run (and answers with Connection: close after)
   app.addHook('preClose', (done) => {
@@ -166,22 +167,39 @@ function installGetInfoFastPath(
   const listeners = server.listeners('request') as RequestListener[]
   const framework = listeners[0]
   if (listeners.length !== 1 || framework === undefined) return // Fastify's server has its one listener
-  server.removeListener('request', framework)
-  server.on(
-    'request',
-    getInfoFastPath(
+  const common = {
+    authenticate: deps.authenticate,
+    limiter: deps.rateLimiter,
+    log: app.log,
+    metrics: deps.metrics,
+    batching,
+    clientAddress: clientAddressOf(opts.trustProxy),
+    closing: () => closing,
+  }
+  let listener = framework
+  if (opts.createFastPath !== false) {
+    let validate: ((body: unknown) => boolean) | undefined
+    listener = createFastPath(
       {
-        authenticate: deps.authenticate,
-        limiter: deps.rateLimiter,
-        getInfo: deps.invoices.getInfo,
-        now: deps.now,
-        log: app.log,
-        metrics: deps.metrics,
-        batching,
-        clientAddress,
-        closing: () => closing,
+        ...common,
+        create: deps.invoices.create,
+        answer: (invoice, isNew) => createdAnswer(deps, invoice, isNew),
+        bodyLimit: app.initialConfig.bodyLimit ?? opts.bodyLimit,
+        exactNumbers: EXACT_NUMBERS,
+        // the route's body validator as the framework compiles it: its compiler exists once the app is ready
+        validator: () =>
+          (validate ??= app.validatorCompiler?.({
+            schema: CreateInvoiceBody,
+            method: 'POST',
+            url: CREATE_ROUTE,
+            httpPart: 'body',
+          }) as ((body: unknown) => boolean) | undefined),
       },
-      framework,
-    ),
-  )
+      listener,
+    )
+  }
+  if (opts.getInfoFastPath !== false)
+    listener = getInfoFastPath({ ...common, getInfo: deps.invoices.getInfo, now: deps.now }, listener)
+  server.removeListener('request', framework)
+  server.on('request', listener)
 }

@@ -29,6 +29,8 @@ export interface HttpOptions {
   readonly requestTimeout?: RequestTimeout
   /** GETINFO_FAST_PATH (default true): a plain getInfo answered before the framework (get-info-fast-path.ts). */
   readonly getInfoFastPath?: boolean
+  /** CREATE_FAST_PATH (default true): a plain create answered before the framework (create-fast-path.ts). */
+  readonly createFastPath?: boolean
 }
 
 export interface RequestTimeout {

@@ -20,55 +20,42 @@
  * The fast path is installed on the app's server (build-app.ts); `app.inject` goes to the framework, and
  * test/api/get-info-fast-path.test.ts checks over real sockets that both answer alike.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { FastifyBaseLogger } from 'fastify'
+import type { IncomingMessage } from 'node:http'
 import type { GetInfoQuery } from '../app/get-invoice.js'
 import type { Invoice } from '../domain/invoice.js'
 import { andThen, type MaybePromise } from '../domain/maybe-promise.js'
-import type { RateLimiter } from '../ports/rate-limiter.js'
 import type { HttpDeps } from './deps.js'
 import { invoiceToWire } from './dto.js'
-import { apiKeyOf } from './plugins/auth.js'
-import type { HttpMetrics } from './plugins/metrics.js'
+import {
+  keyAdmitted,
+  rateLimitValues,
+  writeJsonAnswer,
+  type FastPathDeps,
+  type RateLimitValues,
+  type RequestListener,
+} from './fast-path.js'
 import { hostMissing } from './plugins/problem-json.js'
-import { API_SECURITY_HEADERS, logAnswered, requestIdOf } from './plugins/request-id.js'
-import type { WriteBatching } from './plugins/write-batching.js'
 
-export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
-
-export interface GetInfoFastPathDeps {
-  readonly authenticate: HttpDeps['authenticate']
-  readonly limiter: RateLimiter | undefined
+export interface GetInfoFastPathDeps extends FastPathDeps {
   readonly getInfo: HttpDeps['invoices']['getInfo']
   readonly now: () => Date
-  readonly log: FastifyBaseLogger
-  readonly metrics: Pick<HttpMetrics, 'recorder'>
-  readonly batching: Pick<WriteBatching, 'arrived' | 'later'>
-  /** The client's address as the framework takes it (TRUST_PROXY); undefined when the socket has none. */
-  readonly clientAddress: (req: IncomingMessage) => string | undefined
-  /** Whether the app has begun to close (the framework then answers with `Connection: close`). */
-  readonly closing: () => boolean
 }
 
 /** The route, as the framework's metrics name it. */
 const ROUTE = '/api/invoice/getInfo'
 const PREFIX = `${ROUTE}?`
-const SECURITY_HEADERS = Object.entries(API_SECURITY_HEADERS).flat()
 
 /** A getInfo's answer, once every step has admitted it. */
 interface Answer {
   readonly invoice: Invoice
-  readonly ratelimit: readonly [number, number, number] | undefined
+  readonly ratelimit: RateLimitValues
 }
 
 /**
  * The server's `request` listener: answers a plain getInfo itself, and gives every other request (and any getInfo
  * a step refuses) to `framework`, the app's own listener.
  */
-export function getInfoFastPath(
-  deps: GetInfoFastPathDeps,
-  framework: RequestListener,
-): (req: IncomingMessage, res: ServerResponse) => void {
+export function getInfoFastPath(deps: GetInfoFastPathDeps, framework: RequestListener): RequestListener {
   const limiter = deps.limiter
   // (a labelled series shows in /metrics from its first count on, not from here)
   const served = deps.metrics.recorder('GET', ROUTE, 200)
@@ -77,24 +64,16 @@ export function getInfoFastPath(
    * Every step, in the framework's order but with the token last, each taken at once when its answer is there (as
    * the framework's API key hook does, plugins/auth.ts); undefined, or a rejection: a step did not admit it.
    */
-  const admitted = (req: IncomingMessage, query: GetInfoQuery): MaybePromise<Answer | undefined> => {
-    const ip = deps.clientAddress(req)
-    if (ip === undefined) return undefined
-    return andThen(limiter?.authBlocked(ip), (blocked) => {
-      if (blocked !== undefined && !blocked.allowed) return undefined
-      // a key refused here is handed over: the framework authenticates it again and counts the failure
-      return andThen(deps.authenticate(apiKeyOf(req.headers)), (auth) =>
-        deps.getInfo(auth.merchant, query).then((invoice) =>
-          andThen(limiter?.takeForKey(auth.keyId, ip), (admission): Answer | undefined => {
-            if (admission === undefined) return { invoice, ratelimit: undefined }
-            const d = admission.decision
-            if (admission.by !== 'key' || !d.allowed) return undefined
-            return { invoice, ratelimit: [d.limit, d.remaining, d.resetSeconds] }
-          }),
-        ),
+  const admitted = (req: IncomingMessage, query: GetInfoQuery): MaybePromise<Answer | undefined> =>
+    andThen(keyAdmitted(deps, req), (key) => {
+      if (key === undefined) return undefined
+      return deps.getInfo(key.auth.merchant, query).then((invoice) =>
+        andThen(limiter?.takeForKey(key.auth.keyId, key.ip), (admission): Answer | undefined => {
+          const ratelimit = rateLimitValues(admission)
+          return ratelimit === false ? undefined : { invoice, ratelimit }
+        }),
       )
     })
-  }
 
   return (req, res) => {
     const url = req.url ?? ''
@@ -107,7 +86,11 @@ export function getInfoFastPath(
     deps.batching.arrived()
     const answered = (answer: Answer | undefined): void => {
       if (answer === undefined) framework(req, res)
-      else deps.batching.later(() => write(req, res, answer, started))
+      else
+        deps.batching.later(() => {
+          const body = JSON.stringify(invoiceToWire(answer.invoice, deps.now()))
+          writeJsonAnswer(deps.log, served, req, res, 200, body, answer.ratelimit, started)
+        })
     }
     let answer: MaybePromise<Answer | undefined>
     try {
@@ -125,25 +108,6 @@ export function getInfoFastPath(
           res.destroy()
         })
     else answered(answer)
-  }
-
-  function write(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number): void {
-    const reqId = requestIdOf(req)
-    const body = JSON.stringify(invoiceToWire(answer.invoice, deps.now()))
-    // the framework's headers, in its order: the request id hook's, the API key hook's, then the body's
-    const headers = [...SECURITY_HEADERS, 'x-request-id', reqId, 'cache-control', 'no-store']
-    if (answer.ratelimit !== undefined) {
-      const [limit, remaining, reset] = answer.ratelimit
-      headers.push('ratelimit-limit', String(limit), 'ratelimit-remaining', String(remaining))
-      headers.push('ratelimit-reset', String(reset))
-    }
-    headers.push('content-type', 'application/json; charset=utf-8')
-    headers.push('content-length', String(Buffer.byteLength(body)))
-    res.writeHead(200, headers)
-    res.end(body)
-    const ms = performance.now() - started
-    served(ms)
-    logAnswered(deps.log, 'GET', req.url ?? '', 200, ms, reqId)
   }
 }
 

@@ -51,6 +51,7 @@ export async function createHttpApp(
       metricsRegistries: [rt.metricsRegistry],
       trustProxy: rt.config.trustProxy,
       getInfoFastPath: rt.config.getInfoFastPath,
+      createFastPath: rt.config.createFastPath,
       ...(opts.requestTimeout !== undefined && { requestTimeout: opts.requestTimeout }),
     },
   )

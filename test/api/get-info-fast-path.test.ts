@@ -2,88 +2,31 @@
  * getInfo's fast path (docs/performance.md#getinfos-fast-path, src/http/get-info-fast-path.ts): over real sockets,
  * a plain getInfo is answered before the framework — and answered as the framework answers it — and every
  * request a step refuses is handed to the framework, which answers it as before.
- *
- * Whether the framework handled a request is seen on Fastify's own diagnostics channel
- * (`tracing:fastify.request.handler:start`, published for every request that reaches a route handler).
+ * Whether the framework handled a request: test/helpers/fast-path.ts.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { once } from 'node:events'
-import { request } from 'node:http'
 import { connect } from 'node:net'
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { setMerchantStatus } from '../../src/app/set-merchant-status.js'
 import { api, expectStatus } from '../helpers/api.js'
-import { buildTestApp, type TestApp, type TestMerchant } from '../helpers/build-test-app.js'
+import type { TestApp, TestMerchant } from '../helpers/build-test-app.js'
+import {
+  comparableProblem,
+  HANDLER_START,
+  header,
+  listeningClosedAfterEach,
+  overSocket,
+  sameHeaders,
+  type SocketAnswer,
+} from '../helpers/fast-path.js'
 import { requireTestRedisUrl, SKIP_REDIS } from '../helpers/redis.js'
 import { until } from '../helpers/until.js'
 import { sleep } from '../helpers/webhook-receiver.js'
 
-const HANDLER_START = 'tracing:fastify.request.handler:start'
-/** Headers that differ between any two answers, whoever writes them. */
-const PER_ANSWER = new Set(['date', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset'])
-
-interface SocketAnswer {
-  readonly status: number
-  /** Header names and values in the order they were written. */
-  readonly headers: [string, string][]
-  readonly body: string
-  /** How many requests reached a route handler of the framework while this one was answered. */
-  readonly framework: number
-}
-
-let t: TestApp | undefined
-afterEach(async () => {
-  await t?.close()
-  t = undefined
-})
-
-/** The app listening, with its access log kept as parsed lines. */
-async function listening(env: Record<string, string> = {}) {
-  const lines: Record<string, unknown>[] = []
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line))
-      done()
-    },
-  })
-  t = await buildTestApp({ LOG_LEVEL: 'info', ...env }, { logger: pino({ level: 'info' }, sink) })
-  const port = await t.listen()
-  const m = await t.merchant('Fast Shop')
-  return { t, port, m, lines }
-}
-
-/** One request over its own connection; counts the framework's route handlers run meanwhile. */
-async function overSocket(port: number, path: string, headers: Record<string, string> = {}, method = 'GET') {
-  let framework = 0
-  const seen = () => {
-    framework += 1
-  }
-  subscribe(HANDLER_START, seen)
-  try {
-    return await new Promise<SocketAnswer>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => {
-          const pairs: [string, string][] = []
-          for (let i = 0; i < res.rawHeaders.length; i += 2)
-            pairs.push([(res.rawHeaders[i] as string).toLowerCase(), res.rawHeaders[i + 1] as string])
-          resolve({ status: res.statusCode ?? 0, headers: pairs, body: Buffer.concat(chunks).toString(), framework })
-        })
-      })
-      req.on('error', reject)
-      req.end()
-    })
-  } finally {
-    unsubscribe(HANDLER_START, seen)
-  }
-}
+const listening = listeningClosedAfterEach()
 
 const getInfoPath = (query: string) => `/api/invoice/getInfo?${query}`
-const sameHeaders = (a: SocketAnswer) => a.headers.filter(([name]) => !PER_ANSWER.has(name))
-const header = (a: SocketAnswer, name: string) => a.headers.find(([n]) => n === name)?.[1]
 
 async function invoicesIn(app: TestApp, m: TestMerchant) {
   const shop = api(app).as(m)
@@ -207,10 +150,9 @@ describe("getInfo's fast path", () => {
       const injected = await t.app.inject({ method: 'GET', url: getInfoPath(query), headers })
       expect(injected.statusCode, name).toBe(status)
       if (code === null) return
-      const { instance: _a, request_id: _b, ...problem } = JSON.parse(res.body)
-      const { instance: _c, request_id: _d, ...alone } = injected.json()
+      const problem = comparableProblem(res.body)
       expect(problem.code, name).toBe(code)
-      expect(problem, name).toEqual(alone)
+      expect(problem, name).toEqual(comparableProblem(injected.body))
     }
     for (const [name, query, headers, status, code] of cases) await answeredAlike(name, query, headers, status, code)
     const head = await overSocket(port, getInfoPath(q), key, 'HEAD')

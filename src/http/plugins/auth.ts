@@ -5,6 +5,7 @@ import { AppError } from '../../domain/errors.js'
 import { andThen, type MaybePromise } from '../../domain/maybe-promise.js'
 import type { Merchant } from '../../domain/merchant.js'
 import type { LimitDecision, RateLimiter } from '../../ports/rate-limiter.js'
+import { handedOver } from './hand-over.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,7 +20,8 @@ const TOO_MANY_FAILURES = 'too many failed authentications from this address'
  * The onRequest hook of every merchant route (docs/api.md#authentication, docs/api.md#limits): runs before body parsing and validation.
  * 1. An address past its failed-authentication limit gets 429 without its key being looked at.
  * 2. The key is authenticated; a missing or wrong key counts against the address.
- * 3. The key's token bucket is charged; past it, 429. Every answer carries the key's RateLimit-* headers.
+ * 3. The key's token bucket is charged (once: a request handed over by a fast path was charged there); past it,
+ *    429. Every answer carries the key's RateLimit-* headers.
  * With shared limits, step 1 answers from what this instance knows (no round-trip); an address blocked through
  * other instances is refused by step 2 or 3 instead, with the same 429, so each request costs one shared decision.
  */
@@ -56,7 +58,8 @@ function admit(
   return andThen(limiter?.authBlocked(ip), (blocked) => {
     if (blocked !== undefined && !blocked.allowed) refuse(reply, blocked, TOO_MANY_FAILURES)
     return andThen(authenticated(authenticate, apiKeyOf(request.headers), reply, limiter, ip), (auth) =>
-      andThen(limiter?.takeForKey(auth.keyId, ip), (admission) => {
+      // a request the create fast path began has had its token taken there (plugins/hand-over.ts)
+      andThen(handedOver(request.raw)?.admission ?? limiter?.takeForKey(auth.keyId, ip), (admission) => {
         if (admission !== undefined) {
           if (admission.by === 'address') refuse(reply, admission.decision, TOO_MANY_FAILURES)
           const d = admission.decision

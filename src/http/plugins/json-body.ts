@@ -27,43 +27,46 @@ export function registerJsonBody(app: FastifyInstance, opts: { readonly exactNum
   })
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw: Buffer, done) => {
-    if (raw.length === 0) {
-      // a chunked body that turned out empty, on a route that takes none (see emptyBodyIsNoBody): no body
-      if (request.routeOptions.schema?.body === undefined) return done(null, undefined)
-      return done(new AppError('invalid_json', 'the body is empty; send a JSON object'), undefined)
-    }
-    if (!isUtf8(raw)) return done(new AppError('invalid_json', 'the body is not valid UTF-8'), undefined)
-    const utf8 = raw.toString('utf8')
-    const text = utf8.charCodeAt(0) === 0xfeff ? utf8.slice(1) : utf8 // a byte order mark, as Fastify's parser allows
-    let body: unknown
-    try {
-      body = parseJson(text, { protoAction: 'error', constructorAction: 'error' })
-    } catch {
-      return done(refusal(text), undefined)
-    }
-    const twice = duplicateKey(text)
-    if (twice !== undefined)
-      return done(
-        new AppError('invalid_json', `the key ${JSON.stringify(twice.slice(0, 64))} is given twice in one object`),
-        undefined,
-      )
-    if (exact.length > 0 && isObject(body) && exact.some((field) => typeof body[field] === 'number')) {
-      try {
-        const source = parseKeepingNumbers(text, undefined, (digits) => digits) as Record<string, unknown>
-        const texts = new Map<string, string>()
-        for (const field of exact)
-          if (typeof source[field] === 'string' && typeof body[field] === 'number') texts.set(field, source[field])
-        numberTexts.set(body, texts)
-      } catch (err) {
-        // lossless-json refuses keys given twice, answered above; should it refuse anything else, it is said here
-        return done(
-          new AppError('invalid_json', `the body is not JSON this API accepts: ${(err as Error).message}`),
-          undefined,
-        )
-      }
-    }
-    done(null, body)
+    // a chunked body that turned out empty, on a route that takes none (see emptyBodyIsNoBody): no body
+    if (raw.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
+    const parsed = parseJsonBody(raw, exact)
+    if (parsed instanceof AppError) done(parsed, undefined)
+    else done(null, parsed.body)
   })
+}
+
+/**
+ * A body as the `application/json` parser above takes it on a route that takes one: its value (with the
+ * `exactNumbers` fields' texts kept for `numberText`), or the refusal the parser answers with. Also called by the
+ * create fast path (create-fast-path.ts), which hands a refused body to the framework.
+ */
+export function parseJsonBody(raw: Buffer, exact: readonly string[]): { readonly body: unknown } | AppError {
+  if (raw.length === 0) return new AppError('invalid_json', 'the body is empty; send a JSON object')
+  if (!isUtf8(raw)) return new AppError('invalid_json', 'the body is not valid UTF-8')
+  const utf8 = raw.toString('utf8')
+  const text = utf8.charCodeAt(0) === 0xfeff ? utf8.slice(1) : utf8 // a byte order mark, as Fastify's parser allows
+  let body: unknown
+  try {
+    body = parseJson(text, { protoAction: 'error', constructorAction: 'error' })
+  } catch {
+    return refusal(text)
+  }
+  const twice = duplicateKey(text)
+  if (twice !== undefined)
+    return new AppError('invalid_json', `the key ${JSON.stringify(twice.slice(0, 64))} is given twice in one object`)
+  if (exact.length > 0 && isObject(body) && exact.some((field) => typeof body[field] === 'number')) {
+    try {
+      const source = parseKeepingNumbers(text, undefined, (digits) => digits) as Record<string, unknown>
+      const texts = new Map<string, string>()
+      for (const field of exact)
+        if (typeof source[field] === 'string' && typeof body[field] === 'number') texts.set(field, source[field])
+      numberTexts.set(body, texts)
+    } catch (err) {
+      // lossless-json refuses keys given twice, answered above; should it refuse anything else, it is said here
+      return new AppError('invalid_json', `the body is not JSON this API accepts: ${(err as Error).message}`)
+    }
+  }
+  return { body }
 }
 
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE'])

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { HttpDeps } from '../deps.js'
-import { createResponseToWire, invoiceDetailToWire, invoiceToWire } from '../dto.js'
+import type { CreateInvoiceInput } from '../../domain/invoice-request.js'
+import type { Invoice } from '../../domain/invoice.js'
+import { createResponseToWire, invoiceDetailToWire, invoiceToWire, type CreateResponseWire } from '../dto.js'
+import { handedOver } from '../plugins/hand-over.js'
 import { numberText } from '../plugins/json-body.js'
 import { emptyQueryIsAbsent } from '../plugins/empty-query.js'
 import { queryEncodingChecked } from '../plugins/query-encoding.js'
@@ -21,7 +24,36 @@ import {
   InvoiceListResponse,
   ListInvoicesQuery,
 } from '../schemas/invoices.js'
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
+
+/** A create's body (validated by its schema) as the create use case takes it. */
+export function createCommand(b: Static<typeof CreateInvoiceBody>): CreateInvoiceInput {
+  return {
+    orderId: b.order_id,
+    amount: b.amount,
+    amountText: numberText(b, 'amount'),
+    currency: b.currency,
+    comment: b.comment,
+    service: b.service,
+    callbackUrl: b.callback_url,
+    successUrl: b.success_url,
+    failUrl: b.fail_url,
+    lifetime: b.lifetime,
+  }
+}
+
+/** A create's answer: 201 and the new invoice (counted), or 200 and the order's live one (docs/api.md#create-an-invoice). */
+export function createdAnswer(
+  deps: Pick<HttpDeps, 'metrics' | 'publicUrl' | 'qrDataUri'>,
+  invoice: Invoice,
+  isNew: boolean,
+): { readonly status: 200 | 201; readonly body: CreateResponseWire } {
+  if (isNew) deps.metrics.invoicesCreated.inc({ currency: invoice.currency, service: invoice.service })
+  return {
+    status: isNew ? 201 : 200,
+    body: createResponseToWire(invoice, isNew, deps.publicUrl, deps.qrDataUri(invoice.qrData)),
+  }
+}
 
 /** The original API's two endpoints and the invoice read extensions (docs/api.md#create-an-invoice, docs/api.md#getinfo, docs/api.md#list-invoices). */
 export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
@@ -54,22 +86,12 @@ export function invoiceRoutes(app: FastifyInstance, deps: HttpDeps): void {
       },
     },
     async (request, reply) => {
-      const b = request.body
-      const { invoice, isNew } = await deps.invoices.create(request.merchant, {
-        orderId: b.order_id,
-        amount: b.amount,
-        amountText: numberText(b, 'amount'),
-        currency: b.currency,
-        comment: b.comment,
-        service: b.service,
-        callbackUrl: b.callback_url,
-        successUrl: b.success_url,
-        failUrl: b.fail_url,
-        lifetime: b.lifetime,
-      })
-      if (isNew) deps.metrics.invoicesCreated.inc({ currency: invoice.currency, service: invoice.service })
-      reply.code(isNew ? 201 : 200)
-      return createResponseToWire(invoice, isNew, deps.publicUrl, deps.qrDataUri(invoice.qrData))
+      // a create the fast path ran before handing the request over is answered, not run again (plugins/hand-over.ts)
+      const { invoice, isNew } = await (handedOver(request.raw)?.created ??
+        deps.invoices.create(request.merchant, createCommand(request.body)))
+      const answer = createdAnswer(deps, invoice, isNew)
+      reply.code(answer.status)
+      return answer.body
     },
   )
 
