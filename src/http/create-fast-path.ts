@@ -72,6 +72,8 @@ export function createFastPath(deps: CreateFastPathDeps, framework: RequestListe
   /** The request, its body read, given to the framework with what was done (plugins/hand-over.ts). */
   const handOver = (req: IncomingMessage, res: ServerResponse, raw: Buffer, done: HandedOver): void =>
     framework(replay(req, raw, done), res)
+  /** Nothing done yet that the framework must not do again. */
+  const nothingDone = (arrived: number): HandedOver => ({ admission: undefined, created: undefined, arrived })
 
   /** The steps after the body: parsed, checked, a token, the create; each refusal handed over. */
   const withBody = (
@@ -84,47 +86,54 @@ export function createFastPath(deps: CreateFastPathDeps, framework: RequestListe
     const validate = deps.validator()
     const parsed = parseJsonBody(raw, deps.exactNumbers)
     if (validate === undefined || parsed instanceof AppError || !validate(parsed.body)) {
-      handOver(req, res, raw, { admission: undefined, created: undefined })
+      handOver(req, res, raw, nothingDone(started))
       return
     }
     const body = parsed.body as Static<typeof CreateInvoiceBody>
     const took = (admission: Admission | undefined): void => {
       const ratelimit = rateLimitValues(admission)
       if (ratelimit === false) {
-        handOver(req, res, raw, { admission, created: undefined })
+        handOver(req, res, raw, { admission, created: undefined, arrived: started })
         return
       }
       const created = deps.create(key.auth.merchant, createCommand(body))
-      const done: HandedOver = { admission, created }
+      const done: HandedOver = { admission, created, arrived: started }
       created.then(
         ({ invoice, isNew }) =>
-          guarded(req, res, raw, done, () => {
-            if (deps.closing()) {
-              handOver(req, res, raw, done)
-              return
-            }
-            const answer = deps.answer(invoice, isNew)
-            deps.batching.later(() =>
-              writeJsonAnswer(
-                deps.log,
-                served[answer.status],
-                req,
-                res,
-                answer.status,
-                JSON.stringify(answer.body),
-                ratelimit,
-                started,
-              ),
-            )
-          }),
+          guarded(
+            () => handOver(req, res, raw, done),
+            () => {
+              if (deps.closing()) {
+                handOver(req, res, raw, done)
+                return
+              }
+              const answer = deps.answer(invoice, isNew)
+              deps.batching.later(() =>
+                writeJsonAnswer(
+                  deps.log,
+                  served[answer.status],
+                  req,
+                  res,
+                  answer.status,
+                  JSON.stringify(answer.body),
+                  ratelimit,
+                  started,
+                ),
+              )
+            },
+          ),
         () => handOver(req, res, raw, done),
       )
     }
     const admission = limiter?.takeForKey(key.auth.keyId, key.ip)
     if (admission instanceof Promise)
       admission.then(
-        (a) => guarded(req, res, raw, { admission: a, created: undefined }, () => took(a)),
-        () => handOver(req, res, raw, noneDone),
+        (a) =>
+          guarded(
+            () => handOver(req, res, raw, { admission: a, created: undefined, arrived: started }),
+            () => took(a),
+          ),
+        () => handOver(req, res, raw, nothingDone(started)),
       )
     else took(admission)
   }
@@ -140,27 +149,23 @@ export function createFastPath(deps: CreateFastPathDeps, framework: RequestListe
     req.on('error', () => res.destroy())
     req.on('end', () => {
       const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)
-      guarded(req, res, raw, noneDone, () => withBody(req, res, key, raw, started))
+      guarded(
+        () => handOver(req, res, raw, nothingDone(started)),
+        () => withBody(req, res, key, raw, started),
+      )
     })
   }
 
   /**
-   * `step`, and should it throw (it should not), the request handed over as it stands: untouched before its body was
-   * read (`raw` undefined), else replayed with what was `done`.
+   * `step`, and should it throw (it should not), the request handed over as it stands by `handOverNow`: untouched
+   * before its body was read, else replayed with what was done.
    */
-  const guarded = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    raw: Buffer | undefined,
-    done: HandedOver,
-    step: () => void,
-  ): void => {
+  const guarded = (handOverNow: () => void, step: () => void): void => {
     try {
       step()
     } catch (err) {
       deps.log.error({ err }, 'a create on the fast path failed; the framework answers it')
-      if (raw === undefined) framework(req, res)
-      else handOver(req, res, raw, done)
+      handOverNow()
     }
   }
 
@@ -184,15 +189,16 @@ export function createFastPath(deps: CreateFastPathDeps, framework: RequestListe
     }
     if (key instanceof Promise)
       key.then(
-        (k) => guarded(req, res, undefined, noneDone, () => admitted(k)),
+        (k) =>
+          guarded(
+            () => framework(req, res),
+            () => admitted(k),
+          ),
         () => framework(req, res),
       )
     else admitted(key)
   }
 }
-
-/** Nothing done yet that the framework must not do again. */
-const noneDone: HandedOver = { admission: undefined, created: undefined }
 
 /**
  * A body the fast path takes: a JSON type a client library sends, a Content-Length of at most the body limit and

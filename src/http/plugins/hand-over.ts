@@ -10,6 +10,8 @@ import type { Admission } from '../../ports/rate-limiter.js'
 export interface HandedOver {
   readonly admission: Admission | undefined
   readonly created: Promise<{ readonly invoice: Invoice; readonly isNew: boolean }> | undefined
+  /** performance.now() when the request arrived: its access-log line and metrics count from there. */
+  readonly arrived: number
 }
 
 const handed = new WeakMap<IncomingMessage, HandedOver>()
@@ -17,6 +19,15 @@ const handed = new WeakMap<IncomingMessage, HandedOver>()
 /** What a fast path did before it handed `req` to the framework; undefined for every other request. */
 export function handedOver(req: IncomingMessage): HandedOver | undefined {
   return handed.get(req)
+}
+
+/**
+ * How long a request has taken, in ms, for its access-log line and metrics: from its arrival at the fast path when
+ * one handed it over (the body read, perhaps the create run), else the framework's own `elapsed`.
+ */
+export function elapsedMs(req: IncomingMessage, elapsed: number): number {
+  const done = handed.get(req)
+  return done === undefined ? elapsed : performance.now() - done.arrived
 }
 
 /** An IncomingMessage whose body is given, not read from its socket. */

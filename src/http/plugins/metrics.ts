@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client'
 import { RequestMetrics } from './request-metrics.js'
+import { elapsedMs } from './hand-over.js'
 
 export interface HttpMetrics {
   readonly registry: Registry
@@ -34,7 +35,11 @@ export function registerMetrics(
 
   const recorder = requests.recorder.bind(requests)
   app.addHook('onResponse', (request, reply, done) => {
-    recorder(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode)(reply.elapsedTime)
+    recorder(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+    )(elapsedMs(request.raw, reply.elapsedTime))
     done()
   })
 

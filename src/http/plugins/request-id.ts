@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { writeAccessLine } from './access-log.js'
+import { elapsedMs } from './hand-over.js'
 
 // The prefixes of every credential the service issues: API keys, webhook secrets, admin tokens.
 const CREDENTIAL_PREFIXES = ['mk_', 'whsec_', 'adm_'] as const
@@ -76,7 +77,7 @@ export function registerRequestId(app: FastifyInstance): void {
     done()
   })
   app.addHook('onResponse', (request, reply, done) => {
-    logAnswered(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime)
+    logAnswered(request.log, request.method, request.url, reply.statusCode, elapsedMs(request.raw, reply.elapsedTime))
     done()
   })
 }
