@@ -4,13 +4,16 @@
  * refuses is handed to the framework, before its body is read or replayed after, and answered as the framework
  * alone answers it; what the fast path did (a token, the create) is not done twice.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
+import { createInvoiceClient } from '@invoice-service/client'
 import { setMerchantStatus } from '../../src/app/set-merchant-status.js'
 import type { TestApp, TestMerchant } from '../helpers/build-test-app.js'
 import {
   comparableProblem,
+  HANDLER_START,
   header,
   listeningClosedAfterEach,
   overSocket,
@@ -78,6 +81,23 @@ describe("create's fast path", () => {
     const series = `http_requests_total{method="POST",route="${PATH}",status_code=`
     expect([value(`${series}"201"}`), value(`${series}"200"}`)]).toEqual(['1', '2'])
     expect(value('invoices_created_total{currency="RUB"')).toBe('1')
+  })
+
+  it('when the typed client creates an invoice, then the fast path answers it (the request a shop module sends)', async () => {
+    const { port, m } = await listening()
+    const client = createInvoiceClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: m.apiKey })
+    let framework = 0
+    const seen = () => {
+      framework += 1
+    }
+    subscribe(HANDLER_START, seen)
+    try {
+      const created = await client.createInvoice({ order_id: 'K-1', amount: '12.50', currency: 'RUB' })
+      expect(created).toMatchObject({ amount: '12.50', is_new: true })
+    } finally {
+      unsubscribe(HANDLER_START, seen)
+    }
+    expect(framework).toBe(0)
   })
 
   it('when CREATE_FAST_PATH is false, then every create goes through the framework, with the same answer', async () => {
