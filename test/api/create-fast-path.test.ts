@@ -235,6 +235,33 @@ describe("create's fast path", () => {
     expect(await invoicesOf(t, m, 'P-3')).toHaveLength(1)
   })
 
+  it('when a client asks to continue before its body, then it is told to, and the fast path answers the create', async () => {
+    const { t, port, m } = await listening()
+    const socket = await connected(port)
+    const received = collected(socket)
+    const body = order('X-1', { comment: 'x'.repeat(1000) }) // curl asks so for a body over 1 KiB
+    let framework = 0
+    const seen = () => {
+      framework += 1
+    }
+    subscribe(HANDLER_START, seen)
+    try {
+      socket.write(
+        `POST ${PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${m.apiKey}\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+      )
+      await until('100 Continue', () => received().startsWith('HTTP/1.1 100 Continue\r\n'), { ms: 5_000, everyMs: 10 })
+      socket.write(body)
+      await until('the answer', () => statusLines(received()).length === 2, { ms: 5_000, everyMs: 10 })
+    } finally {
+      unsubscribe(HANDLER_START, seen)
+      socket.destroy()
+    }
+    expect(statusLines(received())).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 201 Created'])
+    expect(framework).toBe(0)
+    expect(await invoicesOf(t, m, 'X-1')).toHaveLength(1)
+  })
+
   it('when a client goes away before its whole body, then nothing is created and the service answers the next one', async () => {
     const { t, port, m } = await listening()
     const socket = await connected(port)
