@@ -4,7 +4,6 @@
  * refuses is handed to the framework, before its body is read or replayed after, and answered as the framework
  * alone answers it; what the fast path did (a token, the create) is not done twice.
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
@@ -13,7 +12,7 @@ import { setMerchantStatus } from '../../src/app/set-merchant-status.js'
 import type { TestApp, TestMerchant } from '../helpers/build-test-app.js'
 import {
   comparableProblem,
-  HANDLER_START,
+  frameworkHandlersDuring,
   header,
   listeningClosedAfterEach,
   overSocket,
@@ -86,18 +85,11 @@ describe("create's fast path", () => {
   it('when the typed client creates an invoice, then the fast path answers it (the request a shop module sends)', async () => {
     const { port, m } = await listening()
     const client = createInvoiceClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: m.apiKey })
-    let framework = 0
-    const seen = () => {
-      framework += 1
-    }
-    subscribe(HANDLER_START, seen)
-    try {
-      const created = await client.createInvoice({ order_id: 'K-1', amount: '12.50', currency: 'RUB' })
-      expect(created).toMatchObject({ amount: '12.50', is_new: true })
-    } finally {
-      unsubscribe(HANDLER_START, seen)
-    }
-    expect(framework).toBe(0)
+    const created = await frameworkHandlersDuring(() =>
+      client.createInvoice({ order_id: 'K-1', amount: '12.50', currency: 'RUB' }),
+    )
+    expect(created.value).toMatchObject({ amount: '12.50', is_new: true })
+    expect(created.framework).toBe(0)
   })
 
   it('when CREATE_FAST_PATH is false, then every create goes through the framework, with the same answer', async () => {
@@ -240,12 +232,7 @@ describe("create's fast path", () => {
     const socket = await connected(port)
     const received = collected(socket)
     const body = order('X-1', { comment: 'x'.repeat(1000) }) // curl asks so for a body over 1 KiB
-    let framework = 0
-    const seen = () => {
-      framework += 1
-    }
-    subscribe(HANDLER_START, seen)
-    try {
+    const { framework } = await frameworkHandlersDuring(async () => {
       socket.write(
         `POST ${PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Api-Key: ${m.apiKey}\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
@@ -253,10 +240,7 @@ describe("create's fast path", () => {
       await until('100 Continue', () => received().startsWith('HTTP/1.1 100 Continue\r\n'), { ms: 5_000, everyMs: 10 })
       socket.write(body)
       await until('the answer', () => statusLines(received()).length === 2, { ms: 5_000, everyMs: 10 })
-    } finally {
-      unsubscribe(HANDLER_START, seen)
-      socket.destroy()
-    }
+    }).finally(() => socket.destroy())
     expect(statusLines(received())).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 201 Created'])
     expect(framework).toBe(0)
     expect(await invoicesOf(t, m, 'X-1')).toHaveLength(1)

@@ -4,7 +4,6 @@
  * request a step refuses is handed to the framework, which answers it as before.
  * Whether the framework handled a request: test/helpers/fast-path.ts.
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
@@ -13,7 +12,7 @@ import { api, expectStatus } from '../helpers/api.js'
 import type { TestApp, TestMerchant } from '../helpers/build-test-app.js'
 import {
   comparableProblem,
-  HANDLER_START,
+  frameworkHandlersDuring,
   header,
   listeningClosedAfterEach,
   overSocket,
@@ -208,12 +207,7 @@ describe("getInfo's fast path", () => {
     socket.on('data', (chunk: Buffer) => {
       received += chunk.toString('utf8')
     })
-    let framework = 0
-    const seen = () => {
-      framework += 1
-    }
-    subscribe(HANDLER_START, seen)
-    try {
+    const { framework } = await frameworkHandlersDuring(async () => {
       // the request's first bytes before the close (the connection is not idle), its end after it has begun
       socket.write(`GET ${getInfoPath(`merchant_id=${m.id}&invoice_id=${pending}`)} HTTP/1.1\r\nHost: x\r\n`)
       await sleep(50)
@@ -221,10 +215,7 @@ describe("getInfo's fast path", () => {
       socket.write(`X-Api-Key: ${m.apiKey}\r\n\r\n`)
       await closed
       await until('the answer', () => received.includes('"status":"pending"'), { ms: 5_000, everyMs: 10 })
-    } finally {
-      unsubscribe(HANDLER_START, seen)
-      socket.destroy()
-    }
+    }).finally(() => socket.destroy())
     expect(received.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')
     expect(received.toLowerCase()).toContain('\r\nconnection: close\r\n')
     expect(framework).toBe(1)

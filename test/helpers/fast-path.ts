@@ -54,6 +54,21 @@ export function listeningClosedAfterEach(): typeof listening {
   }
 }
 
+/** How many requests reached a route handler of the framework while `run` ran, and what it gave. */
+export async function frameworkHandlersDuring<T>(run: () => Promise<T>): Promise<{ value: T; framework: number }> {
+  let framework = 0
+  const seen = () => {
+    framework += 1
+  }
+  subscribe(HANDLER_START, seen)
+  try {
+    const value = await run()
+    return { value, framework }
+  } finally {
+    unsubscribe(HANDLER_START, seen)
+  }
+}
+
 /** One request over its own connection; counts the framework's route handlers run meanwhile. */
 export async function overSocket(
   port: number,
@@ -62,29 +77,24 @@ export async function overSocket(
   method = 'GET',
   body?: string | Buffer,
 ): Promise<SocketAnswer> {
-  let framework = 0
-  const seen = () => {
-    framework += 1
-  }
-  subscribe(HANDLER_START, seen)
-  try {
-    return await new Promise<SocketAnswer>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => {
-          const pairs: [string, string][] = []
-          for (let i = 0; i < res.rawHeaders.length; i += 2)
-            pairs.push([(res.rawHeaders[i] as string).toLowerCase(), res.rawHeaders[i + 1] as string])
-          resolve({ status: res.statusCode ?? 0, headers: pairs, body: Buffer.concat(chunks).toString(), framework })
+  const { value, framework } = await frameworkHandlersDuring(
+    () =>
+      new Promise<Omit<SocketAnswer, 'framework'>>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => {
+            const pairs: [string, string][] = []
+            for (let i = 0; i < res.rawHeaders.length; i += 2)
+              pairs.push([(res.rawHeaders[i] as string).toLowerCase(), res.rawHeaders[i + 1] as string])
+            resolve({ status: res.statusCode ?? 0, headers: pairs, body: Buffer.concat(chunks).toString() })
+          })
         })
-      })
-      req.on('error', reject)
-      req.end(body)
-    })
-  } finally {
-    unsubscribe(HANDLER_START, seen)
-  }
+        req.on('error', reject)
+        req.end(body)
+      }),
+  )
+  return { ...value, framework }
 }
 
 /** The headers two answers to the same request share, whoever writes them. */
