@@ -39,6 +39,7 @@ describe('a request handed over with its body read', () => {
       const done: HandedOver = { admission: undefined, created: undefined, arrived: performance.now() }
       const copy = replay(req, raw, done)
       expect([copy.method, copy.url, copy.headers['x-a'], copy.socket]).toEqual(['POST', '/p?q=1', 'b', req.socket])
+      expect(copy.headersDistinct['x-a']).toEqual(['b'])
       const chunks: Buffer[] = []
       copy.on('data', (c: Buffer) => chunks.push(c))
       await once(copy, 'close') // read to its end, then destroyed, as every request is

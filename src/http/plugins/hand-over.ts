@@ -47,6 +47,7 @@ export function replay(req: IncomingMessage, body: Buffer, done: HandedOver): In
   copy.method = req.method
   copy.url = req.url
   copy.headers = req.headers
+  // copied too: a message not filled by Node's parser does not build it from rawHeaders (hand-over.test.ts)
   copy.headersDistinct = req.headersDistinct
   copy.rawHeaders = req.rawHeaders
   copy.httpVersion = req.httpVersion
