@@ -178,6 +178,20 @@ describe("create's fast path", () => {
     expect(await invoicesOf(t, m, 'B-3')).toHaveLength(0)
   })
 
+  it('when an address has failed authentication too often, then its creates are refused 429 even with a good key, and another address is answered', async () => {
+    // docs/api.md#limits: past AUTH_FAIL_LIMIT every keyed request from the address gets 429, its key not evaluated
+    const { t, port, m } = await listening({ TRUST_PROXY: '1', AUTH_FAIL_LIMIT: '2' })
+    const from = (address: string, apiKey: string, orderId: string) =>
+      post(port, null, order(orderId), { 'x-api-key': apiKey, 'x-forwarded-for': address })
+    for (let i = 0; i < 2; i += 1) expect((await from('203.0.113.9', `mk_${'y'.repeat(43)}`, 'A-0')).status).toBe(401)
+    const blocked = await from('203.0.113.9', m.apiKey, 'A-1')
+    expect([blocked.status, comparableProblem(blocked.body).code]).toEqual([429, 'rate_limited'])
+    expect(Number(header(blocked, 'retry-after'))).toBeGreaterThan(0)
+    expect(await invoicesOf(t, m, 'A-1')).toHaveLength(0)
+    const answered = await from('203.0.113.10', m.apiKey, 'A-2')
+    expect([answered.status, answered.framework]).toEqual([201, 0])
+  })
+
   it.skipIf(SKIP_REDIS)(
     'when limits are shared through Redis, then each fast create takes one token of the shared bucket',
     async () => {
