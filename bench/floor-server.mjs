@@ -28,7 +28,7 @@ import { INVOICE_COLUMNS, rowToInvoice } from '../dist/adapters/db/schema.js'
 import { rowMaker } from '../dist/adapters/db/sqlite/statements.js'
 import { invoiceView } from '../dist/domain/invoice-view.js'
 import { LogWriter } from '../dist/adapters/system/log-writer.js'
-import { logAnswered } from '../dist/http/plugins/request-id.js'
+import { API_SECURITY_HEADERS, logAnswered } from '../dist/http/plugins/request-id.js'
 import { HTTP_DURATION_BUCKETS } from '../dist/http/plugins/metrics.js'
 import { RequestMetrics } from '../dist/http/plugins/request-metrics.js'
 import { createUuidV7 } from '../dist/adapters/system/uuid-v7.js'
@@ -76,18 +76,8 @@ const getInfoServed = requestMetrics.recorder('GET', '/api/invoice/getInfo', 200
 const createServed = requestMetrics.recorder('POST', '/api/v1/invoices', 201)
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-const SECURITY = [
-  'content-security-policy',
-  "default-src 'none';frame-ancestors 'none'",
-  'x-content-type-options',
-  'nosniff',
-  'x-frame-options',
-  'DENY',
-  'referrer-policy',
-  'no-referrer',
-  'strict-transport-security',
-  'max-age=31536000; includeSubDomains',
-]
+// the service's own security headers, in its order
+const SECURITY = Object.entries(API_SECURITY_HEADERS).flat()
 
 function getInfo(req, res) {
   const started = performance.now()
