@@ -19,7 +19,8 @@ interface Entry {
 
 /**
  * docs/api.md#authentication. Looks the key up by its SHA-256 hash and compares the hashes in constant time. Found keys are
- * cached for `ttlSeconds` so the hot path skips the database; a revocation or a disabled merchant therefore
+ * cached for `ttlSeconds` so the hot path skips the database (by the same hash: a cached key was compared when it
+ * was loaded, and a hit is the map's own equality of the whole hash); a revocation or a disabled merchant therefore
  * takes effect within that many seconds on every instance (0 disables the cache). Unknown keys are never
  * cached, so a newly issued key works at once.
  *
@@ -44,8 +45,8 @@ export function createApiKeyAuthenticator(
   }
 
   /** What a request with a found (or cached) key gets: refused if revoked or disabled, else its merchant. */
-  const admit = (entry: Entry, hash: string, now: number): Authenticated => {
-    if (!deps.secrets.hashesEqual(entry.key.hash, hash) || entry.key.revokedAt !== null) throw invalid()
+  const admit = (entry: Entry, now: number): Authenticated => {
+    if (entry.key.revokedAt !== null) throw invalid()
     if (entry.merchant.status !== 'active') throw new AppError('merchant_disabled', 'this merchant is disabled')
     const last = written.get(entry.key.id)
     if (last === undefined || now - last >= LAST_USED_EVERY_MS || now < last) markUsed(entry.key.id, now)
@@ -61,9 +62,9 @@ export function createApiKeyAuthenticator(
     const now = deps.clock.now().getTime()
     const entry = cache.get(hash)
     // (a clock that stepped back since the entry was loaded says nothing of its age: it is loaded again)
-    if (entry !== undefined && now - entry.loadedAt < ttlMs && now >= entry.loadedAt) return admit(entry, hash, now)
+    if (entry !== undefined && now - entry.loadedAt < ttlMs && now >= entry.loadedAt) return admit(entry, now)
     return deps.store.apiKeys.findByHash(hash).then((found) => {
-      if (found === undefined) {
+      if (found === undefined || !deps.secrets.hashesEqual(found.key.hash, hash)) {
         cache.delete(hash)
         throw invalid()
       }
@@ -73,7 +74,7 @@ export function createApiKeyAuthenticator(
         cache.delete(hash) // re-insert at the end: the map's order is the eviction order
         cache.set(hash, loaded)
       }
-      return admit(loaded, hash, now)
+      return admit(loaded, now)
     })
   }
 }

@@ -9,6 +9,9 @@ export type UserId = string & { readonly __brand: 'UserId' }
 export type SessionId = string & { readonly __brand: 'SessionId' }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+// Without the `u` flag, `i` matches an ASCII letter only by its ASCII other case (no other character folds to one),
+// so a text matches this exactly when its lower case matches UUID.
+const UUID_ANY_CASE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** True for a lowercase canonical UUID (docs/api.md#conventions: identifiers are lowercase UUIDs). */
 export function isUuid(text: string): boolean {
@@ -17,8 +20,9 @@ export function isUuid(text: string): boolean {
 
 /** Accepts upper-case input too and normalizes it; undefined when the text is not a UUID. */
 export function parseUuid(text: string): string | undefined {
-  const lower = text.toLowerCase()
-  return UUID.test(lower) ? lower : undefined
+  // the usual case, already lower case, costs one test and no new string
+  if (UUID.test(text)) return text
+  return UUID_ANY_CASE.test(text) ? text.toLowerCase() : undefined
 }
 
 export type NewId = () => string

@@ -117,29 +117,36 @@ export function getInfoFastPath(deps: GetInfoFastPathDeps, framework: RequestLis
  * `=`, none of getInfo's parameters twice. Other parameters are ignored, as the framework ignores them
  * (docs/api.md#getinfo).
  */
-function plainQuery(url: string): GetInfoQuery | undefined {
-  const query = url.slice(PREFIX.length)
-  if (query.includes('%') || query.includes('+')) return undefined
+export function plainQuery(url: string): GetInfoQuery | undefined {
+  if (url.includes('%', PREFIX.length) || url.includes('+', PREFIX.length)) return undefined
   let merchantId: string | undefined
   let invoiceId: string | undefined
   let orderId: string | undefined
-  for (const pair of query.split('&')) {
-    const eq = pair.indexOf('=')
-    if (eq < 0) return undefined
-    const name = pair.slice(0, eq)
-    const value = pair.slice(eq + 1)
-    if (name === 'merchant_id') {
+  // pair by pair, read in place (no array of pairs): [at, end) is a pair, `eq` its '='
+  for (let at = PREFIX.length; at <= url.length;) {
+    let end = url.indexOf('&', at)
+    if (end < 0) end = url.length
+    const eq = url.indexOf('=', at)
+    if (eq < 0 || eq > end) return undefined
+    const value = url.slice(eq + 1, end)
+    if (nameIs(url, at, eq, 'merchant_id')) {
       if (merchantId !== undefined) return undefined
       merchantId = value
-    } else if (name === 'invoice_id') {
+    } else if (nameIs(url, at, eq, 'invoice_id')) {
       if (invoiceId !== undefined) return undefined
       invoiceId = value
-    } else if (name === 'order_id') {
+    } else if (nameIs(url, at, eq, 'order_id')) {
       if (orderId !== undefined) return undefined
       orderId = value
     }
+    at = end + 1
   }
   return { merchantId, invoiceId, orderId }
+}
+
+/** Whether url[at, eq) is `name`. */
+function nameIs(url: string, at: number, eq: number, name: string): boolean {
+  return eq - at === name.length && url.startsWith(name, at)
 }
 
 /** A request without a body, with a Host (an HTTP/1.1 request without one is the framework's 400). */

@@ -4,9 +4,13 @@ import type { Guard } from './unavailable.js'
 
 /**
  * A read answered synchronously by the adapter (SQLite's read-only connection), skipping Kysely's executor and
- * its promise chain; undefined when the query must take the ordinary path.
+ * its promise chain; undefined when the query must take the ordinary path. `firstRow`: the query returns at most
+ * one row (a key, a unique index, a limit of 1), so the adapter may stop at the first (SQLite: `get`, not `all`).
  */
-export type DirectRead = (query: CompiledQuery) => QueryResult<unknown> | undefined
+export type DirectRead = (query: CompiledQuery, firstRow: boolean) => QueryResult<unknown> | undefined
+
+/** How many rows a lookup returns: at most one (`first`), or any number. */
+export type LookupRows = 'first' | 'all'
 
 /**
  * A statement outside transactions run by the adapter as the named prepared statement `name` (PostgreSQL): the
@@ -52,7 +56,8 @@ export class QueryCache {
    * Runs the lookup `name` (built by `build` the first time) with `args` and maps its rows. Where the adapter has a
    * direct read, the answer is a promise already settled with the mapped value: no executor, no promise chain
    * (each hop of which costs a getInfo request about a microsecond); where it has prepared reads, the lookup runs
-   * as a named prepared statement. Database errors go through `guard` either way.
+   * as a named prepared statement. Database errors go through `guard` either way. `rows`: `first` for a lookup that
+   * returns at most one row, which a direct read then stops at (its rows are the same).
    */
   lookup<R, T>(
     db: Kysely<Database>,
@@ -62,13 +67,14 @@ export class QueryCache {
     guard: Guard,
     map: (rows: R[]) => T,
     fast: FastPaths = {},
+    rows: LookupRows = 'all',
   ): Promise<T> {
     const query = this.#query(name, build, args)
     const { direct, prepared } = fast
     if (direct !== undefined) {
       let result: QueryResult<unknown> | undefined
       try {
-        result = direct(query)
+        result = direct(query, rows === 'first')
       } catch (err) {
         return guard(Promise.reject(err))
       }

@@ -87,6 +87,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       this.#guard,
       firstInvoice,
       this.#fast,
+      'first',
     )
   }
 
@@ -117,6 +118,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       this.#guard,
       firstInvoice,
       this.#fast,
+      'first',
     )
   }
 
@@ -165,6 +167,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       this.#guard,
       firstInvoice,
       this.#fast,
+      'first',
     )
   }
 

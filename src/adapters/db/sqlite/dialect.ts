@@ -35,8 +35,8 @@ export class BetterSqliteDialect implements Dialect {
   }
 
   /** The driver's `readNow` (a read answered at once on the read-only connection), once Kysely has made it. */
-  readNow(compiled: CompiledQuery): QueryResult<unknown> | undefined {
-    return this.#driver?.readNow(compiled)
+  readNow(compiled: CompiledQuery, firstRow = false): QueryResult<unknown> | undefined {
+    return this.#driver?.readNow(compiled, firstRow)
   }
 
   /** The driver's `writeInBatch` (one statement in the open group-commit batch), once Kysely has made it. */

@@ -236,12 +236,12 @@ export class GroupCommitDriver implements Driver {
    * A read outside any transaction, answered synchronously on the hot read-only connection in the pass's read
    * snapshot (hot-reads.ts). Undefined when the query has to take `query`'s path: no read-only connection
    * (`:memory:`), not a read, or the database busy (another process in exclusive locking mode; `query` waits for it
-   * on timers).
+   * on timers). `firstRow`: the query returns at most one row, and the read stops at it.
    */
-  readNow<R>(compiled: CompiledQuery): QueryResult<R> | undefined {
+  readNow<R>(compiled: CompiledQuery, firstRow = false): QueryResult<R> | undefined {
     const hot = this.#hot
     if (hot === undefined || this.#readLock.lost || !this.#writer.prepare(compiled.sql).stmt.readonly) return undefined
-    return hot.read<R>(compiled)
+    return hot.read<R>(compiled, firstRow)
   }
 
   /** Ends the hot connection's read snapshot, if it holds one (before a COMMIT: reads after it must see it). */

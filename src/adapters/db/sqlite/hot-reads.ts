@@ -19,8 +19,11 @@ export class HotReads {
   #snapshot = false
   constructor(readonly connection: StatementCache) {}
 
-  /** A read in the pass's snapshot; undefined when the database is busy (another process in exclusive locking mode). */
-  read<R>(compiled: CompiledQuery): QueryResult<R> | undefined {
+  /**
+   * A read in the pass's snapshot; undefined when the database is busy (another process in exclusive locking mode).
+   * `firstRow`: the query returns at most one row, read with `get` (no array of rows, no step past it).
+   */
+  read<R>(compiled: CompiledQuery, firstRow = false): QueryResult<R> | undefined {
     const hot = this.connection
     try {
       if (!this.#snapshot) {
@@ -28,7 +31,7 @@ export class HotReads {
         this.#snapshot = true
         setImmediate(this.end)
       }
-      return hot.run<R>(compiled)
+      return firstRow ? hot.first<R>(compiled) : hot.run<R>(compiled)
     } catch (err) {
       if (isSqliteBusy(err)) {
         this.end()

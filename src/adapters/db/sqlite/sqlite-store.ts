@@ -111,7 +111,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     isUnavailable: isSqliteUnavailable,
     // readiness includes the write path: another process holding the write lock leaves reads working
     probe: () => dialect.probeWrite(Math.min(busyTimeoutMs, PROBE_MAX_WAIT_MS)),
-    directRead: (query) => dialect.readNow(query),
+    directRead: (query, firstRow) => dialect.readNow(query, firstRow),
     // A new invoice's insert joins the group commit on its own, without a savepoint or Kysely's transaction around it
     batchedWrite: (query) => dialect.writeInBatch(query),
     standaloneInserts: true,
