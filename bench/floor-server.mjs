@@ -19,7 +19,8 @@
 // nothing.
 //
 //   node bench/floor-server.mjs <port> <sqlite file> <log file> <create sqlite file>
-//   (the bench's API key in FLOOR_API_KEY; the merchant the create database holds in FLOOR_CREATE_MERCHANT)
+//   (the bench's API key in FLOOR_API_KEY; the merchant the create database holds in FLOOR_CREATE_MERCHANT; the
+//   service's PUBLIC_URL in FLOOR_PUBLIC_URL)
 import { hash, randomUUID } from 'node:crypto'
 import { openSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -145,7 +146,10 @@ let handingOver = false
 let heldBack = []
 const createMerchant = process.env.FLOOR_CREATE_MERCHANT
 const newId = createUuidV7()
-const PUBLIC_URL = 'http://localhost:3000'
+// the service's own PUBLIC_URL (FLOOR_PUBLIC_URL; the service's default without it), so that both encode the same
+// pay URLs: a QR code's version (its size, and the work of making it) follows the URL's length — at error
+// correction M, a 62-byte URL fits version 4 (33×33), a 63-byte one needs version 5 (37×37)
+const PUBLIC_URL = process.env.FLOOR_PUBLIC_URL ?? 'http://localhost:8080'
 // creates of the open batch waiting for its COMMIT: response, body, response, body…
 let batch = []
 const commitBatch = () => {

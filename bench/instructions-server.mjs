@@ -137,6 +137,7 @@ async function count(n) {
         PORT: String(PORT),
         FLOOR_API_KEY: merchant.api_key,
         FLOOR_CREATE_MERCHANT: floorMerchant.merchant_id,
+        FLOOR_PUBLIC_URL: env.PUBLIC_URL,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },

@@ -20,11 +20,20 @@ export function machineInfo() {
   return { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, pinned: hasTaskset }
 }
 
-/** The service's configuration for a bench run: production mode, limits out of the way. */
+/**
+ * The public URL of the default configuration (PORT 8080), whatever port a bench serves on: pay URLs (and the QR codes
+ * of them in every create answer) as long as `npm start`'s. A QR code's version follows the URL's length: at the
+ * bench's own ports the URL was one byte longer, past what version 4 holds, and each create made a version-5 code
+ * (bench/history/changes.json, 'one public URL').
+ */
+export const PUBLIC_URL = 'http://localhost:8080'
+
+/** The service's configuration for a bench run: production mode, limits out of the way, the default public URL. */
 export function serviceEnv(dbUrl, extra = {}) {
   return {
     ...process.env,
     DATABASE_URL: dbUrl,
+    PUBLIC_URL,
     LOG_LEVEL: 'info',
     SQLITE_SYNCHRONOUS: 'full',
     NODE_ENV: 'production',

@@ -98,7 +98,12 @@ async function run() {
     ])
     floor = spawn(floorCmd, floorArgs, {
       stdio: 'inherit',
-      env: { ...process.env, FLOOR_API_KEY: merchant.api_key, FLOOR_CREATE_MERCHANT: createMerchantId },
+      env: {
+        ...process.env,
+        FLOOR_API_KEY: merchant.api_key,
+        FLOOR_CREATE_MERCHANT: createMerchantId,
+        FLOOR_PUBLIC_URL: env.PUBLIC_URL,
+      },
     })
     await waitFor(`http://127.0.0.1:${FLOOR_PORT}/`)
   }

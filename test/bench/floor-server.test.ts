@@ -30,7 +30,9 @@ describe('bench floor server', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'floor-'))
-    const env = { DATABASE_URL: `sqlite:${serviceDb()}`, PUBLIC_URL: 'http://localhost:3000' }
+    // a public URL one byte longer than the default's: its pay URLs make version-5 QR codes, where the default's make
+    // version 4 — the floor must make the service's
+    const env = { DATABASE_URL: `sqlite:${serviceDb()}`, PUBLIC_URL: 'http://localhost:18080' }
     merchant = await createMerchantWithCli(env)
     const floorMerchant = await createMerchantWithCli({ DATABASE_URL: `sqlite:${floorDb()}` })
     service = await startServer(env)
@@ -44,6 +46,7 @@ describe('bench floor server', () => {
           PATH: process.env['PATH'] ?? '',
           FLOOR_API_KEY: merchant.api_key,
           FLOOR_CREATE_MERCHANT: floorMerchant.merchant_id,
+          FLOOR_PUBLIC_URL: env.PUBLIC_URL,
         },
         stdio: 'inherit',
       },
@@ -82,7 +85,7 @@ describe('bench floor server', () => {
     expect(Object.keys(body)).toEqual(Object.keys(serviceBody))
     expect(body['amount']).toBe('100.00')
     expect(body['is_new']).toBe(true)
-    expect(body['pay_url']).toBe(`http://localhost:3000/pay/${String(body['order_id'])}`)
+    expect(body['pay_url']).toBe(`http://localhost:18080/pay/${String(body['order_id'])}`)
     const png = Buffer.from(String(body['qr_image']).replace(/^data:image\/png;base64,/, ''), 'base64')
     expect(decodeQrPng(png)).toBe(body['pay_url'])
     // the same image: its width (IHDR) equal to the service's, its size within what different ids compress to
