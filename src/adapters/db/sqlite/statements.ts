@@ -39,7 +39,8 @@ export class StatementCache {
 
   /**
    * A query that returns at most one row (a key, a unique index, a limit of 1), run with `get`: the same rows as
-   * `run`, without the array `all` builds and the step after the row (bench/history/changes.json, 'first row').
+   * `run`, without the array `all` builds and the step after the row (bench/history/changes.json, "getInfo's own
+   * steps trimmed").
    */
   first<R>(compiled: CompiledQuery): QueryResult<R> {
     const { stmt, toObject } = this.prepare(compiled.sql)
