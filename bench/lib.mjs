@@ -1,7 +1,7 @@
 // What the bench scripts share: starting the built service as an operator would, pinning processes to cores,
 // and running wrk with a Lua script that prints one JSON summary line.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { openSync, writeFileSync } from 'node:fs'
+import { openSync, readFileSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { cpus } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -54,11 +54,28 @@ export function createMerchant(env, name = 'Bench', bin = BIN) {
 }
 
 /**
- * Starts `invoice-service serve` (on `core` when given; `bin`: another checkout's) with its log in `logFile`; resolves
- * once /readyz answers. `stop()` sends SIGTERM and waits for the exit.
+ * The Node options a checkout's `invoice-service` command runs with: those of its first line
+ * (`#!/usr/bin/env -S node …`), which `npm start` passes too.
+ */
+export function binNodeOptions(bin = BIN) {
+  const first = readFileSync(bin, 'utf8').split('\n', 1)[0] ?? ''
+  const at = first.search(/\bnode\b/)
+  return at < 0
+    ? []
+    : first
+        .slice(at + 'node'.length)
+        .trim()
+        .split(/\s+/)
+        .filter((a) => a !== '')
+}
+
+/**
+ * Starts `invoice-service serve` as its command runs it (its Node options, `binNodeOptions`; on `core` when given;
+ * `bin`: another checkout's) with its log in `logFile`; resolves once /readyz answers. `stop()` sends SIGTERM and
+ * waits for the exit.
  */
 export async function startService({ env, port, logFile, core, nodeArgs = [], bin = BIN }) {
-  const args = [...nodeArgs, bin, 'serve']
+  const args = [...binNodeOptions(bin), ...nodeArgs, bin, 'serve']
   const [cmd, argv] = core === undefined ? [process.execPath, args] : pin(core, process.execPath, args)
   const child = spawn(cmd, argv, {
     env: { ...env, PORT: String(port) },

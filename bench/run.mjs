@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   ROOT,
+  binNodeOptions,
   createMerchant,
   hasTaskset,
   invoiceRequestsLua,
@@ -89,7 +90,9 @@ async function run() {
     // create's floor writes to a database of its own, made by the service's migrations with a merchant in it
     const createDb = join(work, 'floor-create.db')
     const createMerchantId = createMerchant(serviceEnv(`sqlite:${createDb}`)).merchant_id
+    // on the service's own Node options, as its command runs it
     const [floorCmd, floorArgs] = pin(0, process.execPath, [
+      ...binNodeOptions(),
       join(ROOT, 'bench', 'floor-server.mjs'),
       String(FLOOR_PORT),
       join(work, 'bench.db'),
