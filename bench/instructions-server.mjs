@@ -14,7 +14,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync 
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BIN, ROOT, binNodeOptions, createMerchant, serviceEnv, startService } from './lib.mjs'
+import { BIN, ROOT, startNodeOptions, createMerchant, serviceEnv, startService } from './lib.mjs'
 
 const [kind, server] = process.argv.slice(2)
 if (!['create', 'getinfo'].includes(kind) || !['service', 'floor'].includes(server)) {
@@ -110,7 +110,7 @@ async function count(n) {
       if (existsSync(join(work, db + suffix))) copyFileSync(join(work, db + suffix), join(dir, db + suffix))
   const serverArgs =
     server === 'service'
-      ? [...binNodeOptions(), BIN, 'serve']
+      ? [...startNodeOptions(), BIN, 'serve']
       : [
           join(ROOT, 'bench', 'floor-server.mjs'),
           String(PORT),

@@ -54,28 +54,24 @@ export function createMerchant(env, name = 'Bench', bin = BIN) {
 }
 
 /**
- * The Node options a checkout's `invoice-service` command runs with: those of its first line
- * (`#!/usr/bin/env -S node …`), which `npm start` passes too.
+ * The Node options `npm start` runs a checkout's service with (docs/operations.md#node-options): what its start
+ * script puts between `node` and `bin/invoice-service.js`.
  */
-export function binNodeOptions(bin = BIN) {
-  const first = readFileSync(bin, 'utf8').split('\n', 1)[0] ?? ''
-  const at = first.search(/\bnode\b/)
-  return at < 0
-    ? []
-    : first
-        .slice(at + 'node'.length)
-        .trim()
-        .split(/\s+/)
-        .filter((a) => a !== '')
+export function startNodeOptions(bin = BIN) {
+  const { scripts } = JSON.parse(readFileSync(join(dirname(bin), '..', 'package.json'), 'utf8'))
+  const started = /\bnode((?:\s+-\S+)*)\s+bin\/invoice-service\.js\b/.exec(scripts?.start ?? '')
+  // a start script of another shape would leave the service measured without its options
+  if (started === null) throw new Error(`npm start does not run node … bin/invoice-service.js: ${scripts?.start}`)
+  return started[1].split(/\s+/).filter((a) => a !== '')
 }
 
 /**
- * Starts `invoice-service serve` as its command runs it (its Node options, `binNodeOptions`; on `core` when given;
+ * Starts `invoice-service serve` as `npm start` runs it (its Node options, `startNodeOptions`; on `core` when given;
  * `bin`: another checkout's) with its log in `logFile`; resolves once /readyz answers. `stop()` sends SIGTERM and
  * waits for the exit.
  */
 export async function startService({ env, port, logFile, core, nodeArgs = [], bin = BIN }) {
-  const args = [...binNodeOptions(bin), ...nodeArgs, bin, 'serve']
+  const args = [...startNodeOptions(bin), ...nodeArgs, bin, 'serve']
   const [cmd, argv] = core === undefined ? [process.execPath, args] : pin(core, process.execPath, args)
   const child = spawn(cmd, argv, {
     env: { ...env, PORT: String(port) },

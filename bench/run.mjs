@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   ROOT,
-  binNodeOptions,
+  startNodeOptions,
   createMerchant,
   hasTaskset,
   invoiceRequestsLua,
@@ -90,9 +90,9 @@ async function run() {
     // create's floor writes to a database of its own, made by the service's migrations with a merchant in it
     const createDb = join(work, 'floor-create.db')
     const createMerchantId = createMerchant(serviceEnv(`sqlite:${createDb}`)).merchant_id
-    // on the service's own Node options, as its command runs it
+    // on the service's own Node options, as npm start runs it
     const [floorCmd, floorArgs] = pin(0, process.execPath, [
-      ...binNodeOptions(),
+      ...startNodeOptions(),
       join(ROOT, 'bench', 'floor-server.mjs'),
       String(FLOOR_PORT),
       join(work, 'bench.db'),

@@ -1,9 +1,8 @@
-#!/usr/bin/env -S node --max-semi-space-size=16
+#!/usr/bin/env node
 // The `invoice-service` command: `npm run build` (run by `npm install`) compiles src/ to dist/. On a Node.js older
 // than the service supports, it runs itself on the one `npm install` brought (docs/operations.md#nodejs-versions).
-// Its Node options (the line above; `npm start` passes the same) hold V8's young generation at 16 MB semi-spaces:
-// grown to V8's default under load, each request's short-lived objects spread over more memory than the
-// processor's caches keep (docs/operations.md#node-options).
+// `npm start` runs it with the service's Node options (docs/operations.md#node-options); the line above cannot carry
+// them portably (`env -S` is GNU's and the BSDs': busybox's env, Alpine's, has no -S).
 import { fileURLToPath } from 'node:url'
 import { delegateIfUnsupported } from './supported-node.js'
 

@@ -4,15 +4,21 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BIN, ROOT } from '../helpers/server-process.js'
 
-// docs/operations.md#node-options: the service's Node options, on the `invoice-service` command's first line and in
-// `npm start`.
+// docs/operations.md#node-options: `npm start` runs the service with its Node options.
 const OPTIONS = ['--max-semi-space-size=16']
 
 describe("the service's Node options", () => {
-  it('when the invoice-service command is run as a program, then Node runs with its options', () => {
-    // a module loaded before the command's own prints the options Node was started with, and ends the process
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts['start']
+
+  it('when the service is started with npm start, then Node runs with its options', () => {
+    expect(start).toMatch(/&& node [^&]*bin\/invoice-service\.js serve$/)
+    // npm start's own command line, with the command's --help for serve: a module loaded before the command prints the
+    // options Node was started with, and ends the process
+    const command = (start ?? '').slice((start ?? '').lastIndexOf('&& node ') + 3).replace(/ serve$/, ' --help')
     const probe = `data:text/javascript,process.stdout.write(JSON.stringify(process.execArgv));process.exit(0)`
-    const r = spawnSync(BIN, ['--help'], {
+    const r = spawnSync('sh', ['-c', command], {
+      cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, NODE_OPTIONS: `--import=${probe}` },
     })
@@ -20,9 +26,7 @@ describe("the service's Node options", () => {
     expect(JSON.parse(r.stdout)).toEqual(OPTIONS)
   })
 
-  it('when it is started with npm start, then with the same options', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-    expect(pkg.scripts['start']).toContain(`node ${OPTIONS.join(' ')} bin/invoice-service.js serve`)
-    expect(readFileSync(BIN, 'utf8').split('\n', 1)[0]).toBe(`#!/usr/bin/env -S node ${OPTIONS.join(' ')}`)
+  it('when the command is run as a program, then its first line asks for node alone (busybox env has no -S)', () => {
+    expect(readFileSync(BIN, 'utf8').split('\n', 1)[0]).toBe('#!/usr/bin/env node')
   })
 })
