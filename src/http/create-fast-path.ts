@@ -72,8 +72,12 @@ export function createFastPath(deps: CreateFastPathDeps, framework: RequestListe
   /** The request, its body read, given to the framework with what was done (plugins/hand-over.ts). */
   const handOver = (req: IncomingMessage, res: ServerResponse, raw: Buffer, done: HandedOver): void =>
     framework(replay(req, raw, done), res)
-  /** Nothing done yet that the framework must not do again. */
-  const nothingDone = (arrived: number): HandedOver => ({ admission: undefined, created: undefined, arrived })
+  /** What was done by the time a request that arrived at `arrived` is handed over: the token taken, the create run. */
+  const doneSoFar = (
+    arrived: number,
+    admission: Admission | undefined = undefined,
+    created: HandedOver['created'] = undefined,
+  ): HandedOver => ({ admission, created, arrived })
 
   /** The steps after the body: parsed, checked, a token, the create; each refusal handed over. */
   const withBody = (
@@ -86,18 +90,18 @@ export function createFastPath(deps: CreateFastPathDeps, framework: RequestListe
     const validate = deps.validator()
     const parsed = parseJsonBody(raw, deps.exactNumbers)
     if (validate === undefined || parsed instanceof AppError || !validate(parsed.body)) {
-      handOver(req, res, raw, nothingDone(started))
+      handOver(req, res, raw, doneSoFar(started))
       return
     }
     const body = parsed.body as Static<typeof CreateInvoiceBody>
     const took = (admission: Admission | undefined): void => {
       const ratelimit = rateLimitValues(admission)
       if (ratelimit === false) {
-        handOver(req, res, raw, { admission, created: undefined, arrived: started })
+        handOver(req, res, raw, doneSoFar(started, admission))
         return
       }
       const created = deps.create(key.auth.merchant, createCommand(body))
-      const done: HandedOver = { admission, created, arrived: started }
+      const done = doneSoFar(started, admission, created)
       created.then(
         ({ invoice, isNew }) =>
           guarded(
@@ -130,10 +134,10 @@ export function createFastPath(deps: CreateFastPathDeps, framework: RequestListe
       admission.then(
         (a) =>
           guarded(
-            () => handOver(req, res, raw, { admission: a, created: undefined, arrived: started }),
+            () => handOver(req, res, raw, doneSoFar(started, a)),
             () => took(a),
           ),
-        () => handOver(req, res, raw, nothingDone(started)),
+        () => handOver(req, res, raw, doneSoFar(started)),
       )
     else took(admission)
   }
@@ -150,7 +154,7 @@ export function createFastPath(deps: CreateFastPathDeps, framework: RequestListe
     req.on('end', () => {
       const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)
       guarded(
-        () => handOver(req, res, raw, nothingDone(started)),
+        () => handOver(req, res, raw, doneSoFar(started)),
         () => withBody(req, res, key, raw, started),
       )
     })
