@@ -35,7 +35,7 @@ export class BetterSqliteDialect implements Dialect {
   }
 
   /** The driver's `readNow` (a read answered at once on the read-only connection), once Kysely has made it. */
-  readNow(compiled: CompiledQuery, firstRow = false): QueryResult<unknown> | undefined {
+  readNow(compiled: CompiledQuery, firstRow: boolean): QueryResult<unknown> | undefined {
     return this.#driver?.readNow(compiled, firstRow)
   }
 

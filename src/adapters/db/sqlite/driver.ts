@@ -238,7 +238,7 @@ export class GroupCommitDriver implements Driver {
    * (`:memory:`), not a read, or the database busy (another process in exclusive locking mode; `query` waits for it
    * on timers). `firstRow`: the query returns at most one row, and the read stops at it.
    */
-  readNow<R>(compiled: CompiledQuery, firstRow = false): QueryResult<R> | undefined {
+  readNow<R>(compiled: CompiledQuery, firstRow: boolean): QueryResult<R> | undefined {
     const hot = this.#hot
     if (hot === undefined || this.#readLock.lost || !this.#writer.prepare(compiled.sql).stmt.readonly) return undefined
     return hot.read<R>(compiled, firstRow)

@@ -23,7 +23,7 @@ export class HotReads {
    * A read in the pass's snapshot; undefined when the database is busy (another process in exclusive locking mode).
    * `firstRow`: the query returns at most one row, read with `get` (no array of rows, no step past it).
    */
-  read<R>(compiled: CompiledQuery, firstRow = false): QueryResult<R> | undefined {
+  read<R>(compiled: CompiledQuery, firstRow: boolean): QueryResult<R> | undefined {
     const hot = this.connection
     try {
       if (!this.#snapshot) {
