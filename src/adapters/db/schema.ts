@@ -265,6 +265,14 @@ export interface DailyCreatedRow {
  */
 export const LIVE_ORDER_PREDICATE: RawBuilder<SqlBool> = sql<SqlBool>`status in ('pending', 'hold', 'paid')`
 
+/**
+ * The predicate of `invoices_order_not_live_idx` (migration 012), repeated verbatim where a lookup reads it: the
+ * invoices of an order that are not live. No index holds every invoice of an order: a lookup by order reads the
+ * live one (LIVE_ORDER_PREDICATE, at most one) and these, and their union is all of them. Literal for the same
+ * reason: SQLite uses a partial index only for a query whose WHERE holds the index's own terms.
+ */
+export const NOT_LIVE_ORDER_PREDICATE: RawBuilder<SqlBool> = sql<SqlBool>`status not in ('pending', 'hold', 'paid')`
+
 // Explicit column lists: no `select *`, so a later added column costs nothing until a reader asks for it.
 export const MERCHANT_COLUMNS = [
   'id',

@@ -15,6 +15,7 @@ import { dashboardAccountsMigration } from './008-dashboard-accounts.js'
 import { dailyTotalsMigration } from './009-daily-totals.js'
 import { invoiceFilterIndexesMigration } from './010-invoice-filter-indexes.js'
 import { dashboardAccountMigration } from './011-dashboard-account.js'
+import { orderIndexNotLiveMigration } from './012-order-index-not-live.js'
 
 /**
  * This version's migrations, and `applied` ones it does not know as done: a newer version applied them. Migrations
@@ -35,6 +36,7 @@ export function migrationProvider(dialect: SqlDialect, applied: readonly string[
     '009-daily-totals': dailyTotalsMigration(dialect),
     '010-invoice-filter-indexes': invoiceFilterIndexesMigration(),
     '011-dashboard-account': dashboardAccountMigration(dialect),
+    '012-order-index-not-live': orderIndexNotLiveMigration(),
   }
   for (const name of applied) migrations[name] ??= { up: async () => undefined }
   return { getMigrations: async () => migrations }

@@ -2,10 +2,18 @@
  * The operator console's reads across every merchant (docs/dashboard.md#operator-console), over Kysely for SQLite and
  * PostgreSQL. Each answers from an index whatever the number of invoices and deliveries: counts stop at a cap.
  */
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely'
 import type { Invoice } from '../../../domain/invoice.js'
 import type { ConsoleReader, DeliveryHealth, MerchantSummary } from '../../../ports/console-store.js'
-import { INVOICE_COLUMNS, MERCHANT_COLUMNS, rowToInvoice, rowToMerchant, type Database } from '../schema.js'
+import {
+  INVOICE_COLUMNS,
+  LIVE_ORDER_PREDICATE,
+  MERCHANT_COLUMNS,
+  NOT_LIVE_ORDER_PREDICATE,
+  rowToInvoice,
+  rowToMerchant,
+  type Database,
+} from '../schema.js'
 import type { Guard } from '../unavailable.js'
 
 export class KyselyConsoleReader implements ConsoleReader {
@@ -48,16 +56,21 @@ export class KyselyConsoleReader implements ConsoleReader {
   }
 
   /**
-   * `merchant_id IN (every merchant)` turns the lookup into one seek of invoices_order_idx (merchant_id, order_id, …)
-   * per merchant: no index on order_id alone (which every create would pay for) and no scan of the invoices.
+   * `merchant_id IN (every merchant)` turns the lookup into one seek per merchant of each order index (the live
+   * invoices', invoices_live_order_key, and the others', invoices_order_not_live_idx: migration 012): no index on
+   * order_id alone (which every create would pay for) and no scan of the invoices.
    */
   async invoicesByOrderId(orderId: string, limit: number): Promise<Invoice[]> {
-    const rows = await this.#guard(
+    const side = (live: RawBuilder<SqlBool>) =>
       this.#db
         .selectFrom('invoices')
         .select(INVOICE_COLUMNS)
         .where('merchant_id', 'in', this.#db.selectFrom('merchants').select('id'))
         .where('order_id', '=', orderId)
+        .where(live)
+    const rows = await this.#guard(
+      side(LIVE_ORDER_PREDICATE)
+        .unionAll(side(NOT_LIVE_ORDER_PREDICATE))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit)

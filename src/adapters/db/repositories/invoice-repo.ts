@@ -2,7 +2,7 @@
  * Invoices and their outbox events over Kysely: the same queries serve SQLite and PostgreSQL.
  * Constructed once over the plain database (the Store's readers) and once per transaction (the Tx's repos).
  */
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely'
 import type { InvoiceId, MerchantId } from '../../../domain/ids.js'
 import { readStatus, type Invoice, type InvoiceEvent, type Status } from '../../../domain/invoice.js'
 import { StoreUnavailableError, type EventRepo, type InvoiceListQuery, type InvoiceRepo } from '../../../ports/store.js'
@@ -10,6 +10,7 @@ import {
   EVENT_COLUMNS,
   INVOICE_COLUMNS,
   LIVE_ORDER_PREDICATE,
+  NOT_LIVE_ORDER_PREDICATE,
   eventToRow,
   invoiceToRow,
   type InvoiceRow,
@@ -113,7 +114,12 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     return this.#cache.lookup(
       this.#db,
       'invoice-by-order',
-      (m: MerchantId, o: string) => this.#ofOrder(m, o).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1),
+      (m: MerchantId, o: string) =>
+        this.#ofOrder(m, o, LIVE_ORDER_PREDICATE)
+          .unionAll(this.#ofOrder(m, o, NOT_LIVE_ORDER_PREDICATE))
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(1),
       [merchantId, orderId],
       this.#guard,
       firstInvoice,
@@ -130,16 +136,23 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     return this.#cache.lookup(
       this.#db,
       'invoices-by-orders',
-      (m: MerchantId[], o: string[]) =>
-        this.#db
-          .selectFrom('invoices')
+      (m: MerchantId[], o: string[]) => {
+        // each side of the orders read from its own partial index, as #ofOrder's
+        const side = (live: RawBuilder<SqlBool>) =>
+          this.#db
+            .selectFrom('invoices')
+            .select(INVOICE_COLUMNS)
+            .where(sql<SqlBool>`(merchant_id, order_id) in (select * from unnest(${m}::text[], ${o}::text[]))`)
+            .where(live)
+        return this.#db
+          .selectFrom(side(LIVE_ORDER_PREDICATE).unionAll(side(NOT_LIVE_ORDER_PREDICATE)).as('of_orders'))
           .distinctOn(['merchant_id', 'order_id'])
           .select(INVOICE_COLUMNS)
-          .where(sql<SqlBool>`(merchant_id, order_id) in (select * from unnest(${m}::text[], ${o}::text[]))`)
           .orderBy('merchant_id')
           .orderBy('order_id')
           .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc'),
+          .orderBy('id', 'desc')
+      },
       [orders.map(([m]) => m), orders.map(([, o]) => o)],
       this.#guard,
       (rows) => new Map(rows.map((row) => [orderKey(row.merchant_id as MerchantId, row.order_id), rowToInvoice(row)])),
@@ -147,13 +160,18 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
     )
   }
 
-  /** This merchant's invoices with this order_id, every column: what findByOrderId and findLive narrow down. */
-  #ofOrder(merchantId: MerchantId, orderId: string) {
+  /**
+   * This merchant's invoices with this order_id that are live, or that are not (`side`, one of the two literal
+   * predicates), every column. No index holds every invoice of an order (migration 012): a lookup of all of them is
+   * the union of both sides, each read from its own partial index.
+   */
+  #ofOrder(merchantId: MerchantId, orderId: string, side: RawBuilder<SqlBool>) {
     return this.#db
       .selectFrom('invoices')
       .select(INVOICE_COLUMNS)
       .where('merchant_id', '=', merchantId)
       .where('order_id', '=', orderId)
+      .where(side)
   }
 
   /** Outside transactions, the answer to a repeated create (PostgreSQL: a prepared statement, like the hot lookups). */
@@ -162,7 +180,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       this.#db,
       'invoice-live',
       // literal predicate: lets the planner use the partial unique index (at most one row)
-      (m: MerchantId, o: string) => this.#ofOrder(m, o).where(LIVE_ORDER_PREDICATE),
+      (m: MerchantId, o: string) => this.#ofOrder(m, o, LIVE_ORDER_PREDICATE),
       [merchantId, orderId],
       this.#guard,
       firstInvoice,
@@ -175,7 +193,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
    * Ordered walks of an index (docs/dashboard.md#invoices): each filter is an equality that an index of migration 001
    * or 010 leads with after merchant_id, then (created_at, id) gives the order, so a page reads about `limit` rows.
    * `expired` as read is two walks merged here (expired rows; pending ones past expiry): an OR would sort them all.
-   * A search reads the few invoices with that id (the primary key) or order_id (001's order index) and filters them
+   * A search reads the few invoices with that id (the primary key) or order_id (the two order indexes) and filters them
    * here, so no other filter's index can be picked to drive it instead.
    */
   async list(q: InvoiceListQuery): Promise<Invoice[]> {
@@ -205,7 +223,8 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
         .select(INVOICE_COLUMNS)
         .where('merchant_id', '=', merchantId)
         .where('id', '=', search)
-        .unionAll(this.#ofOrder(merchantId, search).where('id', '!=', search))
+        .unionAll(this.#ofOrder(merchantId, search, LIVE_ORDER_PREDICATE).where('id', '!=', search))
+        .unionAll(this.#ofOrder(merchantId, search, NOT_LIVE_ORDER_PREDICATE).where('id', '!=', search))
         .execute(),
     )
     return rows.map(rowToInvoice)
