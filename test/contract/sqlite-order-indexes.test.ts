@@ -2,7 +2,7 @@
  * The invoices of an order on SQLite since migration 012 (src/adapters/db/migrations/012-order-index-not-live.ts):
  * a create writes one order-index entry, not two; an invoice that stops being live gets its entry in the other
  * index; every lookup by order reads both partial indexes and finds every invoice of the order, on a fresh file
- * (no planner statistics) as well.
+ * (no planner statistics) and with statistics.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -83,7 +83,7 @@ describe('SQLite: the order indexes (migration 012)', () => {
     expect(await store.transaction((tx) => tx.invoices.insert(rival))).toBe('live_order_exists')
   })
 
-  it('when the lookups by order run on a fresh file, then each reads the two order indexes and walks no other', async () => {
+  it('when the lookups by order run, on a fresh file and with statistics, then each reads the two order indexes and walks no other', async () => {
     const m = await givenMerchant(store)
     for (let i = 0; i < 20; i++) await givenInvoice(store, m.id)
     // the SQL the store prepares, as it runs it (the spy passes every call through)
@@ -97,26 +97,47 @@ describe('SQLite: the order indexes (migration 012)', () => {
     )
     prepare.mockRestore()
     expect(byOrder).toHaveLength(4)
-    const raw = new BetterSqlite3(path, { readonly: true })
-    try {
-      for (const text of byOrder) {
-        // any value for each parameter: the plan does not depend on them
-        const params = Array.from({ length: text.split('?').length - 1 }, () => 'x')
-        const plan = (raw.prepare(`explain query plan ${text}`).all(params) as { detail: string }[]).map(
-          (r) => r.detail,
-        )
-        const reads = plan.filter((d) => / invoices /.test(`${d} `))
-        // each read of the invoices is a search of an order index (or of the primary key: the search by id)
-        for (const d of reads)
-          expect(d).toMatch(
-            /^SEARCH invoices USING INDEX (invoices_live_order_key|invoices_order_not_live_idx|sqlite_autoindex_invoices_1) /,
-          )
-        if (!text.includes('not in')) continue
-        expect(plan.some((d) => d.includes('invoices_live_order_key'))).toBe(true)
-        expect(plan.some((d) => d.includes('invoices_order_not_live_idx'))).toBe(true)
+    expectOrderIndexesOnly(path, byOrder)
+    // with the planner's statistics (the service gathers them at start and hourly), over ended invoices as well
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 300; i++) {
+        const inv = invoiceFixture(m.id)
+        await tx.invoices.insert(inv)
+        if (i % 3 === 0) await tx.invoices.update({ ...inv, status: 'expired', updatedAt: at(HOUR) }, 'pending')
       }
+    })
+    await store.optimize()
+    const stats = new BetterSqlite3(path, { readonly: true })
+    try {
+      const indexes = stats.prepare("select idx from sqlite_stat1 where tbl = 'invoices'").pluck().all()
+      expect(indexes).toEqual(expect.arrayContaining(['invoices_live_order_key', 'invoices_order_not_live_idx']))
     } finally {
-      raw.close()
+      stats.close()
     }
+    expectOrderIndexesOnly(path, byOrder)
   })
 })
+
+/** Each statement's plan (SQLite's EXPLAIN QUERY PLAN on the file as it is) reads the invoices through the order indexes. */
+function expectOrderIndexesOnly(path: string, statements: readonly string[]): void {
+  const raw = new BetterSqlite3(path, { readonly: true })
+  try {
+    for (const text of statements) {
+      // any value for each parameter: the plan does not depend on them
+      const params = Array.from({ length: text.split('?').length - 1 }, () => 'x')
+      const plan = (raw.prepare(`explain query plan ${text}`).all(params) as { detail: string }[]).map((r) => r.detail)
+      const reads = plan.filter((d) => / invoices /.test(`${d} `))
+      expect(reads).not.toHaveLength(0)
+      // each read of the invoices is a search of an order index (or of the primary key: the search by id)
+      for (const d of reads)
+        expect(d).toMatch(
+          /^SEARCH invoices USING INDEX (invoices_live_order_key|invoices_order_not_live_idx|sqlite_autoindex_invoices_1) /,
+        )
+      if (!text.includes('not in')) continue
+      expect(plan.some((d) => d.includes('invoices_live_order_key'))).toBe(true)
+      expect(plan.some((d) => d.includes('invoices_order_not_live_idx'))).toBe(true)
+    }
+  } finally {
+    raw.close()
+  }
+}
