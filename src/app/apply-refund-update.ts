@@ -13,8 +13,8 @@ export type RefundDeps = TransitionDeps & Pick<AppDeps, 'providers' | 'secrets' 
 
 /**
  * Records an acquirer's word on a refund (its answer, a notification, reconciliation): docs/refunds.md#statuses.
- * A pending refund moves once, to `succeeded` or `failed`, with its event (`refund.succeeded` / `refund.failed`)
- * in the same transaction: the outbox. The invoice's row is locked (PostgreSQL) and its updatedAt moved past its
+ * A pending refund moves to `succeeded` or `failed`, and a succeeded one to `failed` when the acquirer fails it
+ * afterwards, each with its event (`refund.succeeded` / `refund.failed`) in the same transaction: the outbox. The invoice's row is locked (PostgreSQL) and its updatedAt moved past its
  * last change, so the event keeps the invoice's order (docs/webhooks.md#ordering). A stale or repeated word changes
  * nothing. Resolves to the refund as it stands after it.
  */
@@ -33,12 +33,12 @@ export async function applyRefundUpdate(
       const settled = settleRefund(current, outcome, now)
       if (settled === undefined) return current
       if (settled.event === undefined) {
-        if (await tx.refunds.update(settled.refund, 'pending')) return settled.refund
+        if (await tx.refunds.update(settled.refund, current.status)) return settled.refund
         continue
       }
       const touched = touchWithEvent(invoice, settled.event, now, deps.newId() as EventId)
       const next: Refund = { ...settled.refund, updatedAt: touched.event.createdAt }
-      if (!(await tx.refunds.update(next, 'pending'))) continue
+      if (!(await tx.refunds.update(next, current.status))) continue
       if (!(await tx.invoices.update(touched.invoice, invoice.status)))
         throw new Error('the invoice changed under its locked refund') // rolled back; never with the lock held
       await recordEvent(tx, deps, touched.invoice, touched.event, { refund: refundView(next) })

@@ -83,19 +83,25 @@ export function statusChangeDeltas(before: Status, after: Invoice): TotalsDelta[
   return deltas
 }
 
-/** A refund that succeeded: its amount on the day it did. */
-export function refundDeltas(refund: {
-  readonly merchantId: MerchantId
-  readonly currency: string
-  readonly amount: Minor
-  readonly updatedAt: Date
-}): TotalsDelta[] {
+/**
+ * A refund that succeeded: its amount on the day it did (`updatedAt`, when it succeeded). `sign` -1 takes it off
+ * that day again: a succeeded refund its acquirer failed afterwards (docs/refunds.md#statuses) no longer counts.
+ */
+export function refundDeltas(
+  refund: {
+    readonly merchantId: MerchantId
+    readonly currency: string
+    readonly amount: Minor
+    readonly updatedAt: Date
+  },
+  sign: 1 | -1 = 1,
+): TotalsDelta[] {
   return [
     {
       merchantId: refund.merchantId,
       currency: refund.currency,
       day: dayOf(refund.updatedAt),
-      add: { refundedAmount: refund.amount },
+      add: { refundedAmount: (sign * refund.amount) as Minor },
     },
   ]
 }

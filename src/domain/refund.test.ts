@@ -45,7 +45,8 @@ describe('canMoveRefund', () => {
     ['pending', 'succeeded', true],
     ['pending', 'failed', true],
     ['pending', 'pending', false],
-    ['succeeded', 'failed', false],
+    // the acquirer failed a refund it had completed (Stripe: a closed card account)
+    ['succeeded', 'failed', true],
     ['succeeded', 'pending', false],
     ['failed', 'succeeded', false],
     ['failed', 'pending', false],
@@ -67,11 +68,37 @@ describe('settleRefund', () => {
     expect(out?.event).toBe('refund.failed')
     expect(out?.refund).toMatchObject({ status: 'failed', failureReason: 'no funds' })
   })
-  it('when a duplicate or stale word arrives on a final refund, then nothing changes', () => {
-    expect(settleRefund(refund({ status: 'succeeded' }), { status: 'failed', providerRefundId: 'x' }, T1)).toBe(
+  it('when a duplicate or stale word arrives, then nothing changes', () => {
+    expect(settleRefund(refund({ status: 'succeeded' }), { status: 'succeeded', providerRefundId: 'x' }, T1)).toBe(
+      undefined,
+    )
+    expect(settleRefund(refund({ status: 'succeeded' }), { status: 'pending', providerRefundId: 'x' }, T1)).toBe(
       undefined,
     )
     expect(settleRefund(refund({ status: 'failed' }), { status: 'failed', providerRefundId: null }, T1)).toBe(undefined)
+    expect(settleRefund(refund({ status: 'failed' }), { status: 'succeeded', providerRefundId: 'x' }, T1)).toBe(
+      undefined,
+    )
+  })
+  it('when the acquirer fails a refund it had completed, then it fails with the reason and refund.failed', () => {
+    const done = refund({ status: 'succeeded', providerRefundId: 're_3', nextCheckAt: null })
+    const out = settleRefund(
+      done,
+      {
+        status: 'failed',
+        providerRefundId: 're_3',
+        failureReason: 'Stripe failed the refund: expired_or_canceled_card',
+      },
+      T1,
+    )
+    expect(out?.event).toBe('refund.failed')
+    expect(out?.refund).toMatchObject({
+      status: 'failed',
+      providerRefundId: 're_3',
+      failureReason: 'Stripe failed the refund: expired_or_canceled_card',
+      nextCheckAt: null,
+      updatedAt: T1,
+    })
   })
   it('when the acquirer says pending with its id, then the id is learned without an event', () => {
     const out = settleRefund(refund(), { status: 'pending', providerRefundId: 're_2' }, T1)

@@ -4,7 +4,9 @@ import type { FieldError } from './errors.js'
 
 /**
  * Refunds of a paid invoice (docs/refunds.md): pure rules. A refund is reserved `pending` before its acquirer is
- * asked, and ends `succeeded` or `failed`; only a failed one gives its amount back to what can still be refunded.
+ * asked, and ends `succeeded` or `failed`; only a failed one gives its amount back to what can still be refunded. A
+ * succeeded one can still fail when its acquirer says so (Stripe: the buyer's card was closed; the money went back
+ * to the merchant's balance there).
  */
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const
 export type RefundStatus = (typeof REFUND_STATUSES)[number]
@@ -41,9 +43,13 @@ export interface Refund {
 
 export type RefundEventType = 'refund.succeeded' | 'refund.failed'
 
-/** `pending` moves once, to `succeeded` or `failed`; final statuses never move (a stale word changes nothing). */
+/**
+ * docs/refunds.md#statuses: `pending` moves to `succeeded` or `failed`; `succeeded` moves only to `failed`, when the
+ * acquirer fails a refund it had completed (every word comes from the acquirer about that refund: its answer, its
+ * notification, a fetch); `failed` never moves. A stale or repeated word changes nothing.
+ */
 export function canMoveRefund(from: RefundStatus, to: RefundStatus): boolean {
-  return from === 'pending' && to !== 'pending'
+  return (from === 'pending' && to !== 'pending') || (from === 'succeeded' && to === 'failed')
 }
 
 /** What an acquirer said about a refund. */

@@ -10,10 +10,12 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { InvoiceId, MerchantId } from '../../src/domain/ids.js'
 import type { Minor } from '../../src/domain/money.js'
+import { dayOf } from '../../src/domain/daily-totals.js'
 import type { Refund, RefundId } from '../../src/domain/refund.js'
 import type { Store } from '../../src/ports/store.js'
 import { at, givenInvoice, givenMerchant, MINUTE, T0, type ContractContext } from './fixtures.js'
 
+const DAY = 24 * 60 * MINUTE
 const FAR = new Date('2999-01-01T00:00:00.000Z')
 const FARTHER = new Date('3999-01-01T00:00:00.000Z')
 
@@ -91,6 +93,38 @@ export function describeRefundContract(ctx: ContractContext): void {
         id: inv.id,
         amount: inv.amount,
       })
+    })
+
+    it('when the acquirer fails a succeeded refund on a later day, then the daily totals take it off the day it succeeded', async () => {
+      const store = ctx.store()
+      const m = await givenMerchant(store)
+      const inv = await givenInvoice(store, m.id)
+      const r = refundFixture(inv.id, m.id)
+      await store.transaction((tx) => tx.refunds.insert(r))
+      const day = dayOf(T0)
+      const refunded = async () =>
+        (await store.dailyTotals.list(m.id, day, day + 2)).map((t) => [t.day - day, t.refundedAmount])
+      const done: Refund = {
+        ...r,
+        status: 'succeeded',
+        providerRefundId: `re_${r.id}`,
+        nextCheckAt: null,
+        updatedAt: at(1),
+      }
+      expect(await store.transaction((tx) => tx.refunds.update(done, 'pending'))).toBe(true)
+      expect(await refunded()).toEqual([[0, r.amount]])
+      // docs/refunds.md#statuses: failed by the acquirer a day later; no day shows it refunded any more
+      const failed: Refund = {
+        ...done,
+        status: 'failed',
+        failureReason: 'Stripe failed the refund',
+        updatedAt: at(DAY),
+      }
+      expect(await store.transaction((tx) => tx.refunds.update(failed, 'succeeded'))).toBe(true)
+      expect((await refunded()).filter(([, amount]) => amount !== 0)).toEqual([])
+      expect(await store.refunds.findById(r.id)).toEqual(failed)
+      // and only from the status expected
+      expect(await store.transaction((tx) => tx.refunds.update(failed, 'succeeded'))).toBe(false)
     })
 
     it('when claims for due refunds race, then each pending due refund is claimed once with its check counted', async () => {

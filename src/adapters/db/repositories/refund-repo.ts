@@ -156,6 +156,9 @@ export class KyselyRefundRepo implements RefundRepo {
 
   async update(refund: Refund, expected: RefundStatus): Promise<boolean> {
     const { id: _id, invoice_id: _i, merchant_id: _m, created_at: _c, ...row } = refundToRow(refund)
+    // a succeeded refund its acquirer failed afterwards leaves the day it succeeded on (the stored updated_at)
+    const succeededOn =
+      expected === 'succeeded' && refund.status === 'failed' ? await this.#storedUpdatedAt(refund.id) : undefined
     const result = await this.#guard(
       this.#db
         .updateTable('refunds')
@@ -166,7 +169,15 @@ export class KyselyRefundRepo implements RefundRepo {
     )
     if (Number(result.numUpdatedRows) !== 1) return false
     if (refund.status === 'succeeded' && expected !== 'succeeded') await this.#totals.record(refundDeltas(refund))
+    if (succeededOn !== undefined) await this.#totals.record(refundDeltas({ ...refund, updatedAt: succeededOn }, -1))
     return true
+  }
+
+  async #storedUpdatedAt(id: RefundId): Promise<Date | undefined> {
+    const row = await this.#guard(
+      this.#db.selectFrom('refunds').select('updated_at').where('id', '=', id).executeTakeFirst(),
+    )
+    return row === undefined ? undefined : new Date(Number(row.updated_at))
   }
 
   async claimDue(now: Date, limit: number, reschedule: (refund: Refund) => Date): Promise<Refund[]> {
