@@ -33,6 +33,11 @@ export interface ProviderDriver {
   refuseNextRefund(serviceUrl: string, apiKey: string, invoiceId: string): Promise<void>
   /** A notification claiming the refund failed that must fail verification; undefined: no notifications. */
   forgeRefund?(refundId: string): { headers: Record<string, string>; body: string }
+  /**
+   * The acquirer fails a refund (its id) after it succeeded, and says so (Stripe: a refund to a closed card account);
+   * undefined: the acquirer's refunds do not fail once they succeeded.
+   */
+  failRefundLater?(refundId: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -114,6 +119,7 @@ export async function stripeDriver(): Promise<ProviderDriver> {
       }
     },
     refuseNextRefund: async () => fake.refuseNextRefund(),
+    failRefundLater: (refundId) => fake.failRefund(refundId, 'expired_or_canceled_card'),
     forgeRefund(refundId) {
       const body = JSON.stringify({
         id: 'evt_forged_refund',

@@ -187,6 +187,34 @@ describe('the fake Stripe API', () => {
     })
   })
 
+  it('fails a refund after it succeeded: the Refund failed with its reason, the money back, refund.updated and refund.failed sent', async () => {
+    const session = await call('POST', '/v1/checkout/sessions', {
+      ...SESSION,
+      'payment_intent_data[capture_method]': 'automatic',
+    })
+    await fake.buyer(String(session.json['id']), 'pay')
+    const pi = fake.payments()[0]?.id ?? ''
+    const refund = await call('POST', '/v1/refunds', { payment_intent: pi, amount: '500' })
+    expect(refund).toMatchObject({ status: 200, json: { object: 'refund', status: 'succeeded', amount: 500 } })
+    expect(fake.payments()[0]?.refunded).toBe(500)
+    await fake.settled()
+    received.length = 0
+    const id = String(refund.json['id'])
+    await fake.failRefund(id, 'lost_or_stolen_card')
+    expect((await call('GET', `/v1/refunds/${id}`)).json).toMatchObject({
+      id,
+      status: 'failed',
+      failure_reason: 'lost_or_stolen_card',
+      amount: 500,
+    })
+    expect(fake.payments()[0]?.refunded).toBe(0)
+    expect(received.map((r) => r.type)).toEqual(['refund.updated', 'refund.failed'])
+    for (const r of received)
+      expect(JSON.parse(r.body)).toMatchObject({ data: { object: { id, object: 'refund', status: 'failed' } } })
+    // a failed refund cannot fail again
+    await expect(fake.failRefund(id)).rejects.toThrow(/failed already/)
+  })
+
   it('signs each event with HMAC-SHA256 over "t.payload" and the endpoint secret', async () => {
     const session = await call('POST', '/v1/checkout/sessions', SESSION)
     await fake.buyer(String(session.json['id']), 'pay')

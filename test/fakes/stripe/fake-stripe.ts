@@ -62,6 +62,16 @@ export interface FakeStripe extends FakeAcquirer {
   settled(): Promise<void>
   /** Every API request: method, path (without the query) and its Idempotency-Key. */
   readonly requests: readonly { method: string; path: string; idempotencyKey: string | undefined }[]
+  /** The Refunds as Stripe would return them, oldest first. */
+  refunds(): readonly Record<string, unknown>[]
+  /**
+   * Stripe fails a refund after it succeeded, as it does when the buyer's card account was closed
+   * (https://docs.stripe.com/refunds, "failed refunds"): the Refund's status becomes `failed` with its
+   * `failure_reason` (https://docs.stripe.com/api/refunds/object#refund_object-failure_reason), the money goes back
+   * to the balance (the charge no longer counts it refunded), and it sends `refund.updated` and `refund.failed` with
+   * the Refund. Resolves after they were sent (or dropped, or queued while paused).
+   */
+  failRefund(refundId: string, reason?: 'expired_or_canceled_card' | 'lost_or_stolen_card' | 'unknown'): Promise<void>
 }
 
 /** The version events are stamped with when no request said (the SDK sends its own in `Stripe-Version`). */
@@ -812,6 +822,21 @@ ${back === null ? '' : `<p><a href="${escape(back)}">Back</a></p>`}
     },
     refuseNextRefund() {
       refuseRefund = true
+    },
+    refunds() {
+      return [...refunds.values()].map((r) => structuredClone(r))
+    },
+    async failRefund(refundId, reason = 'expired_or_canceled_card') {
+      const refund = refunds.get(refundId)
+      if (refund === undefined) throw new Error(`failRefund: no refund ${refundId}`)
+      if (refund['status'] === 'failed' || refund['status'] === 'canceled')
+        throw new Error(`failRefund: refund ${refundId} is ${String(refund['status'])} already`)
+      refund['status'] = 'failed'
+      refund['failure_reason'] = reason
+      intentOf(String(refund['payment_intent'])).refunded -= refund['amount'] as number
+      emit('refund.updated', refund)
+      emit('refund.failed', refund)
+      await chain
     },
     setDown(mode) {
       down = mode
