@@ -73,18 +73,7 @@ export function describeRefundContract(ctx: ContractContext): void {
 
     it('when a refund is settled, then only from the status expected, and it is found by its acquirer id', async () => {
       const store = ctx.store()
-      const m = await givenMerchant(store)
-      const inv = await givenInvoice(store, m.id)
-      const r = refundFixture(inv.id, m.id)
-      await store.transaction((tx) => tx.refunds.insert(r))
-      const done: Refund = {
-        ...r,
-        status: 'succeeded',
-        providerRefundId: `re_${r.id}`,
-        nextCheckAt: null,
-        updatedAt: at(1),
-      }
-      expect(await store.transaction((tx) => tx.refunds.update(done, 'pending'))).toBe(true)
+      const { inv, r, done } = await givenSucceededRefund(store)
       expect(await store.transaction((tx) => tx.refunds.update({ ...done, status: 'failed' }, 'pending'))).toBe(false)
       expect(await store.refunds.findById(r.id)).toEqual(done)
       expect(await store.refunds.findByProviderRefundId('sandbox', `re_${r.id}`)).toEqual(done)
@@ -97,21 +86,10 @@ export function describeRefundContract(ctx: ContractContext): void {
 
     it('when the acquirer fails a succeeded refund on a later day, then the daily totals take it off the day it succeeded', async () => {
       const store = ctx.store()
-      const m = await givenMerchant(store)
-      const inv = await givenInvoice(store, m.id)
-      const r = refundFixture(inv.id, m.id)
-      await store.transaction((tx) => tx.refunds.insert(r))
+      const { m, r, done } = await givenSucceededRefund(store)
       const day = dayOf(T0)
       const refunded = async () =>
         (await store.dailyTotals.list(m.id, day, day + 2)).map((t) => [t.day - day, t.refundedAmount])
-      const done: Refund = {
-        ...r,
-        status: 'succeeded',
-        providerRefundId: `re_${r.id}`,
-        nextCheckAt: null,
-        updatedAt: at(1),
-      }
-      expect(await store.transaction((tx) => tx.refunds.update(done, 'pending'))).toBe(true)
       expect(await refunded()).toEqual([[0, r.amount]])
       // docs/refunds.md#statuses: failed by the acquirer a day later; no day shows it refunded any more
       const failed: Refund = {
@@ -158,4 +136,21 @@ export function describeRefundContract(ctx: ContractContext): void {
       expect(await store.transaction((tx) => tx.refunds.takeSandboxFailure(inv.id))).toBe(false)
     })
   })
+}
+
+/** A merchant's invoice with one refund its acquirer completed at at(1) (moved from pending by the store). */
+async function givenSucceededRefund(store: Store) {
+  const m = await givenMerchant(store)
+  const inv = await givenInvoice(store, m.id)
+  const r = refundFixture(inv.id, m.id)
+  await store.transaction((tx) => tx.refunds.insert(r))
+  const done: Refund = {
+    ...r,
+    status: 'succeeded',
+    providerRefundId: `re_${r.id}`,
+    nextCheckAt: null,
+    updatedAt: at(1),
+  }
+  expect(await store.transaction((tx) => tx.refunds.update(done, 'pending'))).toBe(true)
+  return { m, inv, r, done }
 }
