@@ -838,7 +838,7 @@ export interface components {
             /** @example RUB */
             currency: string;
             /**
-             * @description pending: the acquirer has not confirmed it yet (it is asked again until it does); succeeded: the money is on its way back; failed: the acquirer refused it (see failure_reason); a failed refund does not count against the amount
+             * @description pending: the acquirer has not confirmed it yet (it is asked again until it does); succeeded: the money is on its way back; failed: the acquirer refused it, or failed it after it had succeeded (see failure_reason); a failed refund does not count against the amount
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";

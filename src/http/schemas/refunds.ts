@@ -57,7 +57,7 @@ export const RefundSchema = Type.Object(
       enum: ['pending', 'succeeded', 'failed'],
       description:
         'pending: the acquirer has not confirmed it yet (it is asked again until it does); succeeded: the money is on its way back; ' +
-        'failed: the acquirer refused it (see failure_reason); a failed refund does not count against the amount',
+        'failed: the acquirer refused it, or failed it after it had succeeded (see failure_reason); a failed refund does not count against the amount',
     }),
     reason: Nullable(Type.String({ description: 'The reason you gave' })),
     failure_reason: Nullable(
