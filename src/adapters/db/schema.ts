@@ -271,7 +271,17 @@ export const LIVE_ORDER_PREDICATE: RawBuilder<SqlBool> = sql<SqlBool>`status in 
  * live one (LIVE_ORDER_PREDICATE, at most one) and these, and their union is all of them. Literal for the same
  * reason: SQLite uses a partial index only for a query whose WHERE holds the index's own terms.
  */
-export const NOT_LIVE_ORDER_PREDICATE: RawBuilder<SqlBool> = sql<SqlBool>`status not in ('pending', 'hold', 'paid')`
+const NOT_LIVE_ORDER_PREDICATE: RawBuilder<SqlBool> = sql<SqlBool>`status not in ('pending', 'hold', 'paid')`
+
+/**
+ * Every invoice of the orders a lookup asks for, as the UNION ALL of its two sides: `side` builds the select of one
+ * side given its predicate, once live (LIVE_ORDER_PREDICATE, read from invoices_live_order_key) and once not
+ * (NOT_LIVE_ORDER_PREDICATE, from invoices_order_not_live_idx). Every lookup by order goes through here; the caller
+ * orders the union.
+ */
+export function bothOrderSides<Q extends { unionAll(other: Q): Q }>(side: (predicate: RawBuilder<SqlBool>) => Q): Q {
+  return side(LIVE_ORDER_PREDICATE).unionAll(side(NOT_LIVE_ORDER_PREDICATE))
+}
 
 // Explicit column lists: no `select *`, so a later added column costs nothing until a reader asks for it.
 export const MERCHANT_COLUMNS = [

@@ -2,14 +2,13 @@
  * The operator console's reads across every merchant (docs/dashboard.md#operator-console), over Kysely for SQLite and
  * PostgreSQL. Each answers from an index whatever the number of invoices and deliveries: counts stop at a cap.
  */
-import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Invoice } from '../../../domain/invoice.js'
 import type { ConsoleReader, DeliveryHealth, MerchantSummary } from '../../../ports/console-store.js'
 import {
   INVOICE_COLUMNS,
-  LIVE_ORDER_PREDICATE,
   MERCHANT_COLUMNS,
-  NOT_LIVE_ORDER_PREDICATE,
+  bothOrderSides,
   rowToInvoice,
   rowToMerchant,
   type Database,
@@ -61,16 +60,15 @@ export class KyselyConsoleReader implements ConsoleReader {
    * order_id alone (which every create would pay for) and no scan of the invoices.
    */
   async invoicesByOrderId(orderId: string, limit: number): Promise<Invoice[]> {
-    const side = (live: RawBuilder<SqlBool>) =>
-      this.#db
-        .selectFrom('invoices')
-        .select(INVOICE_COLUMNS)
-        .where('merchant_id', 'in', this.#db.selectFrom('merchants').select('id'))
-        .where('order_id', '=', orderId)
-        .where(live)
     const rows = await this.#guard(
-      side(LIVE_ORDER_PREDICATE)
-        .unionAll(side(NOT_LIVE_ORDER_PREDICATE))
+      bothOrderSides((side) =>
+        this.#db
+          .selectFrom('invoices')
+          .select(INVOICE_COLUMNS)
+          .where('merchant_id', 'in', this.#db.selectFrom('merchants').select('id'))
+          .where('order_id', '=', orderId)
+          .where(side),
+      )
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit)

@@ -10,7 +10,7 @@ import {
   EVENT_COLUMNS,
   INVOICE_COLUMNS,
   LIVE_ORDER_PREDICATE,
-  NOT_LIVE_ORDER_PREDICATE,
+  bothOrderSides,
   eventToRow,
   invoiceToRow,
   type InvoiceRow,
@@ -115,8 +115,7 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       this.#db,
       'invoice-by-order',
       (m: MerchantId, o: string) =>
-        this.#ofOrder(m, o, LIVE_ORDER_PREDICATE)
-          .unionAll(this.#ofOrder(m, o, NOT_LIVE_ORDER_PREDICATE))
+        bothOrderSides((side) => this.#ofOrder(m, o, side))
           .orderBy('created_at', 'desc')
           .orderBy('id', 'desc')
           .limit(1),
@@ -137,15 +136,15 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       this.#db,
       'invoices-by-orders',
       (m: MerchantId[], o: string[]) => {
-        // each side of the orders read from its own partial index, as #ofOrder's
-        const side = (live: RawBuilder<SqlBool>) =>
+        const ofOrders = bothOrderSides((side) =>
           this.#db
             .selectFrom('invoices')
             .select(INVOICE_COLUMNS)
             .where(sql<SqlBool>`(merchant_id, order_id) in (select * from unnest(${m}::text[], ${o}::text[]))`)
-            .where(live)
+            .where(side),
+        )
         return this.#db
-          .selectFrom(side(LIVE_ORDER_PREDICATE).unionAll(side(NOT_LIVE_ORDER_PREDICATE)).as('of_orders'))
+          .selectFrom(ofOrders.as('of_orders'))
           .distinctOn(['merchant_id', 'order_id'])
           .select(INVOICE_COLUMNS)
           .orderBy('merchant_id')
@@ -161,9 +160,8 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   }
 
   /**
-   * This merchant's invoices with this order_id that are live, or that are not (`side`, one of the two literal
-   * predicates), every column. No index holds every invoice of an order (migration 012): a lookup of all of them is
-   * the union of both sides, each read from its own partial index.
+   * This merchant's invoices with this order_id on one side (`side`: LIVE_ORDER_PREDICATE, or one of
+   * bothOrderSides'), every column.
    */
   #ofOrder(merchantId: MerchantId, orderId: string, side: RawBuilder<SqlBool>) {
     return this.#db
@@ -218,13 +216,14 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
   /** The merchant's invoices with this id or this order_id: one, or an order's few. */
   async #found(merchantId: MerchantId, search: string): Promise<Invoice[]> {
     const rows = await this.#guard(
-      this.#db
-        .selectFrom('invoices')
-        .select(INVOICE_COLUMNS)
-        .where('merchant_id', '=', merchantId)
-        .where('id', '=', search)
-        .unionAll(this.#ofOrder(merchantId, search, LIVE_ORDER_PREDICATE).where('id', '!=', search))
-        .unionAll(this.#ofOrder(merchantId, search, NOT_LIVE_ORDER_PREDICATE).where('id', '!=', search))
+      bothOrderSides((side) => this.#ofOrder(merchantId, search, side).where('id', '!=', search))
+        .unionAll(
+          this.#db
+            .selectFrom('invoices')
+            .select(INVOICE_COLUMNS)
+            .where('merchant_id', '=', merchantId)
+            .where('id', '=', search),
+        )
         .execute(),
     )
     return rows.map(rowToInvoice)
