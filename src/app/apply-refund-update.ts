@@ -33,12 +33,12 @@ export async function applyRefundUpdate(
       const settled = settleRefund(current, outcome, now)
       if (settled === undefined) return current
       if (settled.event === undefined) {
-        if (await tx.refunds.update(settled.refund, current.status)) return settled.refund
+        if (await tx.refunds.update(settled.refund, current)) return settled.refund
         continue
       }
       const touched = touchWithEvent(invoice, settled.event, now, deps.newId() as EventId)
       const next: Refund = { ...settled.refund, updatedAt: touched.event.createdAt }
-      if (!(await tx.refunds.update(next, current.status))) continue
+      if (!(await tx.refunds.update(next, current))) continue
       if (!(await tx.invoices.update(touched.invoice, invoice.status)))
         throw new Error('the invoice changed under its locked refund') // rolled back; never with the lock held
       await recordEvent(tx, deps, touched.invoice, touched.event, { refund: refundView(next) })

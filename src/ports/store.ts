@@ -258,8 +258,12 @@ export interface RefundRepo extends RefundReader {
   lockInvoice(id: InvoiceId): Promise<Invoice | undefined>
   /** Inserts unless the merchant has a refund with this Idempotency-Key already (the unique index decides). */
   insert(refund: Refund): Promise<'inserted' | 'key_exists'>
-  /** Compare-and-set on status: writes `refund` only if the stored status is still `expected`. */
-  update(refund: Refund, expected: RefundStatus): Promise<boolean>
+  /**
+   * Compare-and-set on status: writes `refund` only if the stored status is still `before.status` (`before`: the refund
+   * as read in this transaction). A succeeded refund that fails leaves the daily totals of the day it succeeded
+   * (`before.updatedAt`).
+   */
+  update(refund: Refund, before: Pick<Refund, 'status' | 'updatedAt'>): Promise<boolean>
   /**
    * Claims pending refunds due a check (next_check_at <= now), earliest first, at most `limit`, moving each one's
    * next check to `reschedule(refund)` and counting the check, in the caller's transaction; on PostgreSQL locked

@@ -74,7 +74,7 @@ export function describeRefundContract(ctx: ContractContext): void {
     it('when a refund is settled, then only from the status expected, and it is found by its acquirer id', async () => {
       const store = ctx.store()
       const { inv, r, done } = await givenSucceededRefund(store)
-      expect(await store.transaction((tx) => tx.refunds.update({ ...done, status: 'failed' }, 'pending'))).toBe(false)
+      expect(await store.transaction((tx) => tx.refunds.update({ ...done, status: 'failed' }, r))).toBe(false)
       expect(await store.refunds.findById(r.id)).toEqual(done)
       expect(await store.refunds.findByProviderRefundId('sandbox', `re_${r.id}`)).toEqual(done)
       expect(await store.refunds.findByProviderRefundId('stripe', `re_${r.id}`)).toBeUndefined()
@@ -98,11 +98,11 @@ export function describeRefundContract(ctx: ContractContext): void {
         failureReason: 'Stripe failed the refund',
         updatedAt: at(DAY),
       }
-      expect(await store.transaction((tx) => tx.refunds.update(failed, 'succeeded'))).toBe(true)
+      expect(await store.transaction((tx) => tx.refunds.update(failed, done))).toBe(true)
       expect((await refunded()).filter(([, amount]) => amount !== 0)).toEqual([])
       expect(await store.refunds.findById(r.id)).toEqual(failed)
       // and only from the status expected
-      expect(await store.transaction((tx) => tx.refunds.update(failed, 'succeeded'))).toBe(false)
+      expect(await store.transaction((tx) => tx.refunds.update(failed, done))).toBe(false)
     })
 
     it('when claims for due refunds race, then each pending due refund is claimed once with its check counted', async () => {
@@ -151,6 +151,6 @@ async function givenSucceededRefund(store: Store) {
     nextCheckAt: null,
     updatedAt: at(1),
   }
-  expect(await store.transaction((tx) => tx.refunds.update(done, 'pending'))).toBe(true)
+  expect(await store.transaction((tx) => tx.refunds.update(done, r))).toBe(true)
   return { m, inv, r, done }
 }

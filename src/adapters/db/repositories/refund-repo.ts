@@ -154,11 +154,9 @@ export class KyselyRefundRepo implements RefundRepo {
     return 'inserted'
   }
 
-  async update(refund: Refund, expected: RefundStatus): Promise<boolean> {
+  async update(refund: Refund, before: Pick<Refund, 'status' | 'updatedAt'>): Promise<boolean> {
+    const expected = before.status
     const { id: _id, invoice_id: _i, merchant_id: _m, created_at: _c, ...row } = refundToRow(refund)
-    // a succeeded refund its acquirer failed afterwards leaves the day it succeeded on (the stored updated_at)
-    const succeededOn =
-      expected === 'succeeded' && refund.status === 'failed' ? await this.#storedUpdatedAt(refund.id) : undefined
     const result = await this.#guard(
       this.#db
         .updateTable('refunds')
@@ -169,15 +167,10 @@ export class KyselyRefundRepo implements RefundRepo {
     )
     if (Number(result.numUpdatedRows) !== 1) return false
     if (refund.status === 'succeeded' && expected !== 'succeeded') await this.#totals.record(refundDeltas(refund))
-    if (succeededOn !== undefined) await this.#totals.record(refundDeltas({ ...refund, updatedAt: succeededOn }, -1))
+    // a succeeded refund its acquirer failed afterwards leaves the day it succeeded on
+    if (expected === 'succeeded' && refund.status === 'failed')
+      await this.#totals.record(refundDeltas({ ...refund, updatedAt: before.updatedAt }, -1))
     return true
-  }
-
-  async #storedUpdatedAt(id: RefundId): Promise<Date | undefined> {
-    const row = await this.#guard(
-      this.#db.selectFrom('refunds').select('updated_at').where('id', '=', id).executeTakeFirst(),
-    )
-    return row === undefined ? undefined : new Date(Number(row.updated_at))
   }
 
   async claimDue(now: Date, limit: number, reschedule: (refund: Refund) => Date): Promise<Refund[]> {
@@ -194,7 +187,7 @@ export class KyselyRefundRepo implements RefundRepo {
     const claimed: Refund[] = []
     for (const r of due) {
       const next: Refund = { ...r, nextCheckAt: reschedule(r), checks: r.checks + 1 }
-      if (await this.update(next, 'pending')) claimed.push(next)
+      if (await this.update(next, r)) claimed.push(next)
     }
     return claimed
   }
