@@ -27,21 +27,38 @@ describe('LogWriter (the log destination)', () => {
     return fd
   }
 
-  it('when 100,000 lines arrive at once, then all are written in order, in two writes (the first line, then the backlog)', async () => {
+  /** A pipe to `cat > file` (not a regular file: written asynchronously); `end` closes it and waits for cat. */
+  const pipeTo = (name: string): { fd: number; end: () => Promise<void>; path: string } => {
+    const path = join(dir, name)
+    const reader = spawn('sh', ['-c', `cat > '${path}'`], { stdio: ['pipe', 'ignore', 'inherit'] })
+    const exited = new Promise<void>((resolve) => reader.on('exit', () => resolve()))
+    const fd = (reader.stdin as unknown as { _handle: { fd: number } })._handle.fd
+    return {
+      fd,
+      path,
+      end: async () => {
+        reader.stdin?.end()
+        await exited
+      },
+    }
+  }
+
+  it('when 100,000 lines arrive at once to a regular file, then they are written in one write, at the end of the pass', async () => {
     const w = new LogWriter(open('a.log'))
     const expected: string[] = []
     for (let i = 0; i < 100_000; i++) {
       expected.push(line(i))
       w.write(line(i))
     }
-    await flushed(w)
+    expect(readFileSync(join(dir, 'a.log'), 'utf8')).toBe('')
+    // the writer's end of the pass comes before this one's (both are immediates, queued in that order), and writes
+    // synchronously: nothing is left to wait for
+    await new Promise((resolve) => setImmediate(resolve))
     expect(readFileSync(join(dir, 'a.log'), 'utf8')).toBe(expected.join(''))
-    // a writer that cuts its batches (pino.destination cuts at maxWrite) needs hundreds of writes here, one per
-    // event-loop pass under load, and falls behind a busy server
-    expect(w.stats()).toEqual({ writes: 2, dropped: 0 })
+    expect(w.stats()).toEqual({ writes: 1, dropped: 0 })
   })
 
-  it('when lines keep arriving while writes are under way, then each write takes everything that waited', async () => {
+  it('when lines arrive over 50 passes to a regular file, then each pass is one write', async () => {
     const w = new LogWriter(open('b.log'))
     let n = 0
     for (let pass = 0; pass < 50; pass++) {
@@ -49,7 +66,37 @@ describe('LogWriter (the log destination)', () => {
       await new Promise((resolve) => setImmediate(resolve))
     }
     await flushed(w)
-    expect(readFileSync(join(dir, 'b.log'), 'utf8').split('\n').length - 1).toBe(10_000)
+    expect(readFileSync(join(dir, 'b.log'), 'utf8')).toBe(Array.from({ length: n }, (_, i) => line(i)).join(''))
+    expect(w.stats().writes).toBe(50)
+  })
+
+  it('when 100,000 lines arrive at once to a pipe, then all are written in order, in two writes (the first line, then the backlog)', async () => {
+    const pipe = pipeTo('a-pipe.log')
+    const w = new LogWriter(pipe.fd)
+    const expected: string[] = []
+    for (let i = 0; i < 100_000; i++) {
+      expected.push(line(i))
+      w.write(line(i))
+    }
+    await flushed(w)
+    await pipe.end()
+    expect(readFileSync(pipe.path, 'utf8')).toBe(expected.join(''))
+    // a writer that cuts its batches (pino.destination cuts at maxWrite) needs hundreds of writes here, one per
+    // event-loop pass under load, and falls behind a busy server
+    expect(w.stats()).toEqual({ writes: 2, dropped: 0 })
+  })
+
+  it('when lines keep arriving to a pipe while writes are under way, then each write takes everything that waited', async () => {
+    const pipe = pipeTo('b-pipe.log')
+    const w = new LogWriter(pipe.fd)
+    let n = 0
+    for (let pass = 0; pass < 50; pass++) {
+      for (let k = 0; k < 200; k++) w.write(line(n++))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await flushed(w)
+    await pipe.end()
+    expect(readFileSync(pipe.path, 'utf8').split('\n').length - 1).toBe(10_000)
     expect(w.stats().writes).toBeLessThanOrEqual(51)
   })
 
@@ -64,7 +111,7 @@ describe('LogWriter (the log destination)', () => {
     const accepted: string[] = []
     let dropped = 0
     for (let i = 0; i < 1000; i++) {
-      // the first line goes out at once; the others wait for it, synchronously, so the cap is reached
+      // every line waits for the end of the pass, so the cap is reached
       if (w.write(line(i, 1000))) accepted.push(line(i, 1000))
       else dropped += 1
     }
