@@ -1,8 +1,9 @@
 // The floor of getInfo's own work, for `npm run bench`: a node:http server that does what every getInfo answer
 // needs and nothing else — no framework, no hooks, no promises, no validation beyond the two ids:
-//   the API key hashed (SHA-256) and looked up in a Map; the invoice read by id on a read-only connection to the
-//   bench's own SQLite file (WAL, a prepared statement in raw mode); the row mapped and viewed by the service's own
-//   code (dist/: the driver's rowMaker, rowToInvoice, invoiceView); JSON.stringify; the same 13 response headers; one access-log
+//   the API key hashed (SHA-256) and looked up in a Map; the invoice read by id and merchant on a read-only
+//   connection to the bench's own SQLite file (WAL, a prepared statement in raw mode, the 12 columns the service's
+//   getInfo reads); the row mapped and viewed by the service's own code (dist/: the driver's rowMaker,
+//   rowToInvoiceInfo, invoiceView); JSON.stringify; the same 13 response headers; one access-log
 //   line to a file (the service's own: its logAnswered, through its log writer); the request counter and histogram
 //   (the service's own RequestMetrics). It writes its answers and shares its read snapshot as the
 //   service does: the answers of one event-loop pass written together at its end, the reads of one pass in one
@@ -25,7 +26,7 @@ import { hash, randomUUID } from 'node:crypto'
 import { openSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
-import { INVOICE_COLUMNS, rowToInvoice } from '../dist/adapters/db/schema.js'
+import { INVOICE_COLUMNS, INVOICE_INFO_COLUMNS, rowToInvoiceInfo } from '../dist/adapters/db/schema.js'
 import { rowMaker } from '../dist/adapters/db/sqlite/statements.js'
 import { invoiceView } from '../dist/domain/invoice-view.js'
 import { LogWriter } from '../dist/adapters/system/log-writer.js'
@@ -46,10 +47,12 @@ const { Registry } = require('prom-client')
 
 const [port, dbFile, logFile, createDbFile] = process.argv.slice(2)
 const db = new Database(dbFile, { readonly: true })
-const byId = db
-  .prepare(`select ${INVOICE_COLUMNS.map((c) => `"${c}"`).join(', ')} from invoices where id = ?`)
+const infoById = db
+  .prepare(
+    `select ${INVOICE_INFO_COLUMNS.map((c) => `"${c}"`).join(', ')} from invoices where id = ? and merchant_id = ?`,
+  )
   .raw(true)
-const toRow = rowMaker(INVOICE_COLUMNS)
+const toRow = rowMaker(INVOICE_INFO_COLUMNS)
 const begin = db.prepare('begin')
 const commit = db.prepare('commit')
 let snapshot = false
@@ -96,13 +99,13 @@ function getInfo(req, res) {
     UUID.test(merchantId) &&
     UUID.test(invoiceId) &&
     merchantOfKey.get(hash('sha256', key, 'hex')) === merchantId
-      ? byId.get(invoiceId)
+      ? infoById.get(invoiceId, merchantId)
       : undefined
-  if (row === undefined || row[1] !== merchantId) {
+  if (row === undefined) {
     res.writeHead(404).end()
     return
   }
-  const body = JSON.stringify(invoiceView(rowToInvoice(toRow(row)), new Date()))
+  const body = JSON.stringify(invoiceView(rowToInvoiceInfo(toRow(row), invoiceId, merchantId), new Date()))
   const reqId = randomUUID()
   res.writeHead(200, [
     ...SECURITY,

@@ -1,6 +1,7 @@
 import { AppError, validationFailed, type FieldError } from '../domain/errors.js'
 import { parseUuid, type InvoiceId, type MerchantId } from '../domain/ids.js'
 import type { Invoice } from '../domain/invoice.js'
+import type { InvoiceInfo } from '../domain/invoice-view.js'
 import type { Merchant } from '../domain/merchant.js'
 import type { Minor } from '../domain/money.js'
 import { refundedTotal } from '../domain/refund.js'
@@ -24,7 +25,7 @@ export async function getInvoiceInfo(
   deps: Pick<AppDeps, 'store'>,
   merchant: Merchant,
   query: GetInfoQuery,
-): Promise<Invoice> {
+): Promise<InvoiceInfo> {
   const hasId = query.invoiceId !== undefined
   const hasOrder = query.orderId !== undefined
   if (hasId && hasOrder) {
@@ -50,7 +51,7 @@ export async function getInvoiceInfo(
   }
   const invoice =
     invoiceId !== undefined
-      ? await findOwned(deps, merchant.id, invoiceId as InvoiceId)
+      ? await deps.store.invoices.findInfo(merchant.id, invoiceId as InvoiceId)
       : await deps.store.invoices.findByOrderId(merchant.id, query.orderId ?? '')
   if (invoice === undefined) throw notFound()
   return invoice

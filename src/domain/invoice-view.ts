@@ -30,8 +30,30 @@ export function storedExponent(currency: string): number {
   return e
 }
 
+/**
+ * What of an invoice its view reads: the 13 fields' sources, and what its status at a moment depends on. getInfo
+ * reads only these (InvoiceReader.findInfo); a whole Invoice is one too.
+ */
+export type InvoiceInfo = Pick<
+  Invoice,
+  | 'id'
+  | 'merchantId'
+  | 'orderId'
+  | 'amount'
+  | 'currency'
+  | 'status'
+  | 'service'
+  | 'payUrl'
+  | 'qrData'
+  | 'credited'
+  | 'expiresAt'
+  | 'paidAt'
+  | 'createdAt'
+  | 'paymentSeenAt'
+>
+
 /** The invoice as it reads at `now` (a pending invoice past expiry reads as expired). */
-export function invoiceView(inv: Invoice, now: Date): InvoiceView {
+export function invoiceView(inv: InvoiceInfo, now: Date): InvoiceView {
   const exp = storedExponent(inv.currency)
   return {
     id: inv.id,

@@ -2,7 +2,7 @@ import type { DepositPayment } from '../app/get-deposit-payment.js'
 import type { DeliveryWithAttempts } from '../domain/delivery.js'
 import type { Invoice } from '../domain/invoice.js'
 import type { ApiKeyRecord, Merchant } from '../domain/merchant.js'
-import { invoiceView, storedExponent, type InvoiceView } from '../domain/invoice-view.js'
+import { invoiceView, storedExponent, type InvoiceInfo, type InvoiceView } from '../domain/invoice-view.js'
 import { formatAmount, type Minor } from '../domain/money.js'
 
 /** The original API's invoice: exactly these 13 fields (docs/api.md#getinfo, docs/api.md#versioning); the mapping is the domain's, shared with webhooks. */
@@ -18,7 +18,7 @@ export interface CreateResponseWire {
   is_new: boolean
 }
 
-export function invoiceToWire(inv: Invoice, now: Date): InvoiceWire {
+export function invoiceToWire(inv: InvoiceInfo, now: Date): InvoiceWire {
   return invoiceView(inv, now)
 }
 

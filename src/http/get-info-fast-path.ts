@@ -22,7 +22,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { GetInfoQuery } from '../app/get-invoice.js'
-import type { Invoice } from '../domain/invoice.js'
+import type { InvoiceInfo } from '../domain/invoice-view.js'
 import { andThen, type MaybePromise } from '../domain/maybe-promise.js'
 import type { HttpDeps } from './deps.js'
 import { invoiceToWire } from './dto.js'
@@ -47,7 +47,7 @@ const PREFIX = `${ROUTE}?`
 
 /** A getInfo's answer, once every step has admitted it. */
 interface Answer {
-  readonly invoice: Invoice
+  readonly invoice: InvoiceInfo
   readonly ratelimit: RateLimitValues
 }
 

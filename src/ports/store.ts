@@ -1,4 +1,5 @@
 import type { Invoice, InvoiceEvent, Status } from '../domain/invoice.js'
+import type { InvoiceInfo } from '../domain/invoice-view.js'
 import type { AdminTokenRecord } from '../domain/admin-token.js'
 import type { AdminTokenId, ApiKeyId, DeliveryId, InvoiceId, MerchantId } from '../domain/ids.js'
 import type {
@@ -53,6 +54,8 @@ export interface InvoiceListQuery {
 export interface InvoiceReader {
   /** The invoice with this id, whoever owns it (public pages); undefined when none. */
   findById(id: InvoiceId): Promise<Invoice | undefined>
+  /** What getInfo reads of the invoice with this id, when this merchant owns it; undefined otherwise. */
+  findInfo(merchantId: MerchantId, id: InvoiceId): Promise<InvoiceInfo | undefined>
   /** The newest invoice of this merchant with this order_id (docs/api.md#getinfo: getInfo by order_id reads the newest). */
   findByOrderId(merchantId: MerchantId, orderId: string): Promise<Invoice | undefined>
   /** The live invoice (pending, hold, paid) holding (merchant, order_id), if any: at most one (the partial unique index). */

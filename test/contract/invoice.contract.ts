@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import type { EventId } from '../../src/domain/ids.js'
 import type { Invoice } from '../../src/domain/invoice.js'
+import { invoiceView, type InvoiceInfo } from '../../src/domain/invoice-view.js'
 import type { Minor } from '../../src/domain/money.js'
 import { StoreUnavailableError } from '../../src/ports/store.js'
 import {
@@ -215,6 +216,67 @@ export function describeInvoiceContract(ctx: ContractContext): void {
       const other = await givenMerchant(store)
       expect(await store.invoices.findLive(other.id, failed.orderId)).toBeUndefined()
       expect(await store.invoices.findLive(m.id, failed.orderId.toUpperCase())).toBeUndefined()
+    })
+  })
+
+  describe('invoices.findInfo (getInfo by invoice_id)', () => {
+    /** What getInfo's view reads of an invoice (docs/api.md#getinfo), taken from the whole invoice. */
+    const infoOf = (inv: Invoice): InvoiceInfo => ({
+      id: inv.id,
+      merchantId: inv.merchantId,
+      orderId: inv.orderId,
+      amount: inv.amount,
+      currency: inv.currency,
+      status: inv.status,
+      service: inv.service,
+      payUrl: inv.payUrl,
+      qrData: inv.qrData,
+      credited: inv.credited,
+      expiresAt: inv.expiresAt,
+      paidAt: inv.paidAt,
+      createdAt: inv.createdAt,
+      ...(inv.paymentSeenAt !== undefined && { paymentSeenAt: inv.paymentSeenAt }),
+    })
+
+    it('when the merchant owns the invoice, then findInfo returns what its view reads, and that view is findById`s', async () => {
+      const store = ctx.store()
+      const m = await givenMerchant(store)
+      const paid = await givenInvoice(store, m.id, {
+        status: 'paid',
+        currency: 'JPY',
+        amount: 9_007_199_254_740_991 as Minor,
+        credited: 9_007_199_254_740_000 as Minor,
+        paidAt: at(5 * MINUTE),
+      })
+      // a payment seen before expiry keeps a pending invoice pending past it (readStatus)
+      const seen = await givenInvoice(store, m.id, { paymentSeenAt: at(MINUTE) })
+      const plain = await givenInvoice(store, m.id)
+      for (const inv of [paid, seen, plain]) {
+        // (where lookups by id are batched, the info is the whole invoice: a superset)
+        const info = await store.invoices.findInfo(m.id, inv.id)
+        expect(info).toMatchObject(infoOf(inv))
+        const late = at(3 * 3_600_000)
+        expect(invoiceView(info as InvoiceInfo, late)).toEqual(invoiceView(inv, late))
+      }
+    })
+
+    it('when another merchant owns the invoice, or none has the id, then findInfo returns undefined', async () => {
+      const store = ctx.store()
+      const a = await givenMerchant(store)
+      const b = await givenMerchant(store)
+      const inv = await givenInvoice(store, a.id)
+      expect(await store.invoices.findInfo(b.id, inv.id)).toBeUndefined()
+      expect(await store.invoices.findInfo(a.id, invoiceFixture(a.id).id)).toBeUndefined()
+      // several lookups in one pass (PostgreSQL answers them with one query): each gets its own answer
+      const other = await givenInvoice(store, b.id)
+      expect(
+        await Promise.all([
+          store.invoices.findInfo(a.id, inv.id),
+          store.invoices.findInfo(b.id, inv.id),
+          store.invoices.findInfo(b.id, other.id),
+          store.invoices.findInfo(a.id, other.id),
+        ]),
+      ).toMatchObject([infoOf(inv), undefined, infoOf(other), undefined])
     })
   })
 

@@ -5,10 +5,12 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely'
 import type { InvoiceId, MerchantId } from '../../../domain/ids.js'
 import { readStatus, type Invoice, type InvoiceEvent, type Status } from '../../../domain/invoice.js'
+import type { InvoiceInfo } from '../../../domain/invoice-view.js'
 import { StoreUnavailableError, type EventRepo, type InvoiceListQuery, type InvoiceRepo } from '../../../ports/store.js'
 import {
   EVENT_COLUMNS,
   INVOICE_COLUMNS,
+  INVOICE_INFO_COLUMNS,
   LIVE_ORDER_PREDICATE,
   bothOrderSides,
   eventToRow,
@@ -16,6 +18,7 @@ import {
   type InvoiceRow,
   rowToEvent,
   rowToInvoice,
+  rowToInvoiceInfo,
   type Database,
 } from '../schema.js'
 import type { Guard } from '../unavailable.js'
@@ -87,6 +90,29 @@ export class KyselyInvoiceRepo implements InvoiceRepo {
       [id],
       this.#guard,
       firstInvoice,
+      this.#fast,
+      'first',
+    )
+  }
+
+  /**
+   * getInfo's read: the 12 columns its answer needs, by id and owner. Where lookups by id are batched (PostgreSQL),
+   * it joins findById's batch of the pass (one query for every lookup by id) and checks the owner itself.
+   */
+  findInfo(merchantId: MerchantId, id: InvoiceId): Promise<InvoiceInfo | undefined> {
+    if (this.#byId !== undefined)
+      return this.#byId.load(id).then((invoice) => (invoice?.merchantId === merchantId ? invoice : undefined))
+    return this.#cache.lookup(
+      this.#db,
+      'invoice-info',
+      (m: MerchantId, i: InvoiceId) =>
+        this.#db.selectFrom('invoices').select(INVOICE_INFO_COLUMNS).where('id', '=', i).where('merchant_id', '=', m),
+      [merchantId, id],
+      this.#guard,
+      (rows) => {
+        const row = rows[0]
+        return row && rowToInvoiceInfo(row, id, merchantId)
+      },
       this.#fast,
       'first',
     )
