@@ -1,5 +1,6 @@
 // The floor of getInfo's own work, for `npm run bench`: a node:http server that does what every getInfo answer
 // needs and nothing else — no framework, no hooks, no promises, no validation beyond the two ids:
+//   the query read by the service's own reader (its fast path's plainQuery) and both ids checked by its parseUuid;
 //   the API key hashed (SHA-256) and looked up in a Map; the invoice read by id and merchant on a read-only
 //   connection to the bench's own SQLite file (WAL, a prepared statement in raw mode, the 12 columns the service's
 //   getInfo reads); the row mapped and viewed by the service's own code (dist/: the driver's rowMaker,
@@ -33,6 +34,8 @@ import { LogWriter } from '../dist/adapters/system/log-writer.js'
 import { API_SECURITY_HEADERS, logAnswered } from '../dist/http/plugins/request-id.js'
 import { HTTP_DURATION_BUCKETS } from '../dist/http/plugins/metrics.js'
 import { RequestMetrics } from '../dist/http/plugins/request-metrics.js'
+import { plainQuery } from '../dist/http/get-info-fast-path.js'
+import { parseUuid } from '../dist/domain/ids.js'
 import { createUuidV7 } from '../dist/adapters/system/uuid-v7.js'
 import { parseAmount } from '../dist/domain/money.js'
 import { invoiceToRow } from '../dist/adapters/db/schema.js'
@@ -79,15 +82,14 @@ const requestMetrics = new RequestMetrics(new Registry(), HTTP_DURATION_BUCKETS)
 const getInfoServed = requestMetrics.recorder('GET', '/api/invoice/getInfo', 200)
 const createServed = requestMetrics.recorder('POST', '/api/v1/invoices', 201)
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 // the service's own security headers, in its order
 const SECURITY = Object.entries(API_SECURITY_HEADERS).flat()
 
 function getInfo(req, res) {
   const started = performance.now()
-  const q = new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1))
-  const merchantId = q.get('merchant_id')
-  const invoiceId = q.get('invoice_id')
+  const q = plainQuery(req.url)
+  const merchantId = q?.merchantId
+  const invoiceId = q?.invoiceId
   const key = req.headers['x-api-key']
   if (!snapshot) {
     begin.run()
@@ -96,8 +98,10 @@ function getInfo(req, res) {
   }
   const row =
     typeof key === 'string' &&
-    UUID.test(merchantId) &&
-    UUID.test(invoiceId) &&
+    merchantId !== undefined &&
+    parseUuid(merchantId) === merchantId &&
+    invoiceId !== undefined &&
+    parseUuid(invoiceId) === invoiceId &&
     merchantOfKey.get(hash('sha256', key, 'hex')) === merchantId
       ? infoById.get(invoiceId, merchantId)
       : undefined
