@@ -448,29 +448,17 @@ export function invoiceToRow(i: Invoice): InvoiceRow {
   }
 }
 
+/** A whole invoice: what getInfo reads of it (rowToInvoiceInfo), and the rest. */
 export function rowToInvoice(r: Pick<InvoiceRow, (typeof INVOICE_COLUMNS)[number]>): Invoice {
   return {
-    id: r.id as InvoiceId,
-    merchantId: r.merchant_id as MerchantId,
-    orderId: r.order_id,
-    amount: r.amount as Minor,
-    currency: r.currency,
-    status: r.status as Status,
-    service: r.service,
+    ...rowToInvoiceInfo(r, r.id as InvoiceId, r.merchant_id as MerchantId),
     comment: r.comment,
     callbackUrl: r.callback_url,
     successUrl: r.success_url,
     failUrl: r.fail_url,
-    payUrl: r.pay_url,
-    qrData: r.qr_data,
-    credited: r.credited as Minor | null,
     fee: r.fee as Minor | null,
-    expiresAt: new Date(r.expires_at),
-    paidAt: dateOrNull(r.paid_at),
     heldAt: dateOrNull(r.held_at),
-    createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
-    ...(r.payment_seen_at !== null && { paymentSeenAt: new Date(Number(r.payment_seen_at)) }),
   }
 }
 
