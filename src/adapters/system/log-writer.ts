@@ -72,16 +72,7 @@ export class LogWriter {
   /** Writes what is waiting synchronously (at process exit); a write already under way is left to finish. */
   flushSync(): void {
     const batch = this.#takePending()
-    if (batch === undefined) return
-    const buf = Buffer.from(batch.text)
-    let off = 0
-    for (let tries = 0; off < buf.length && tries < 1000; tries += 1) {
-      try {
-        off += writeSync(this.#fd, buf, off, buf.length - off)
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return
-      }
-    }
+    if (batch !== undefined) writeAllSync(this.#fd, Buffer.from(batch.text))
   }
 
   /** Writes made so far, and lines dropped since the log last said how many were (its notice resets the count). */
@@ -95,16 +86,8 @@ export class LogWriter {
     if (batch !== undefined) {
       this.#writes += 1
       const buf = Buffer.from(batch.text)
-      let off = 0
-      try {
-        while (off < buf.length) {
-          const written = writeSync(this.#fd, buf, off, buf.length - off)
-          if (written <= 0) throw new Error('the log file took no bytes')
-          off += written
-        }
-      } catch {
-        this.#dropped += batch.noticed + (off === 0 ? batch.lines : countLines(buf, off))
-      }
+      const off = writeAllSync(this.#fd, buf)
+      if (off < buf.length) this.#dropUnwritten(batch, buf, off)
     }
     this.#busy = false
     this.#callFlushWaiters()
@@ -144,6 +127,11 @@ export class LogWriter {
     this.#writeFrom(Buffer.from(batch.text), 0, batch)
   }
 
+  /** A batch whose write failed after `off` bytes: its lines not written in full, and its notice's, count as dropped. */
+  #dropUnwritten(batch: { readonly lines: number; readonly noticed: number }, buf: Buffer, off: number): void {
+    this.#dropped += batch.noticed + (off === 0 ? batch.lines : countLines(buf, off))
+  }
+
   #writeFrom(buf: Buffer, off: number, batch: { readonly lines: number; readonly noticed: number }): void {
     fsWrite(this.#fd, buf, off, buf.length - off, null, (err, written) => {
       if (err !== null) {
@@ -154,7 +142,7 @@ export class LogWriter {
         // The destination failed (closed pipe, full disk): the batch is lost. Its lines count as dropped (all of
         // them unless the failure came after a short write: then the lines not written in full), and so do those
         // its notice was about; no new write is tried until more lines arrive.
-        this.#dropped += batch.noticed + (off === 0 ? batch.lines : countLines(buf, off))
+        this.#dropUnwritten(batch, buf, off)
       } else if (off + written < buf.length) {
         this.#writeFrom(buf, off + written, batch)
         return
@@ -162,6 +150,22 @@ export class LogWriter {
       this.#writeNext()
     })
   }
+}
+
+/**
+ * Writes `buf` to `fd` synchronously, continuing after short writes; returns how many bytes went (less than all
+ * when a write fails). EAGAIN (a full non-blocking pipe, at exit) is tried again: at most 1000 writes in all.
+ */
+function writeAllSync(fd: number, buf: Buffer): number {
+  let off = 0
+  for (let tries = 0; off < buf.length && tries < 1000; tries += 1) {
+    try {
+      off += writeSync(fd, buf, off, buf.length - off)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') break
+    }
+  }
+  return off
 }
 
 function isRegularFile(fd: number): boolean {
