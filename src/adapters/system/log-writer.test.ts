@@ -27,10 +27,14 @@ describe('LogWriter (the log destination)', () => {
     return fd
   }
 
-  /** A pipe to `cat > file` (not a regular file: written asynchronously); `end` closes it and waits for cat. */
-  const pipeTo = (name: string): { fd: number; end: () => Promise<void>; path: string } => {
+  /**
+   * A pipe to `cat > file` (not a regular file: written asynchronously), whose reader starts `stallSeconds` late;
+   * `end` closes it and waits for cat.
+   */
+  const pipeTo = (name: string, stallSeconds = 0): { fd: number; end: () => Promise<void>; path: string } => {
     const path = join(dir, name)
-    const reader = spawn('sh', ['-c', `cat > '${path}'`], { stdio: ['pipe', 'ignore', 'inherit'] })
+    const stall = stallSeconds > 0 ? `sleep ${stallSeconds}; ` : ''
+    const reader = spawn('sh', ['-c', `${stall}cat > '${path}'`], { stdio: ['pipe', 'ignore', 'inherit'] })
     const exited = new Promise<void>((resolve) => reader.on('exit', () => resolve()))
     const fd = (reader.stdin as unknown as { _handle: { fd: number } })._handle.fd
     return {
@@ -137,10 +141,8 @@ describe('LogWriter (the log destination)', () => {
   })
 
   it('when the reader of a pipe stalls, then a full pipe (EAGAIN) is waited out and every line arrives in order', async () => {
-    const out = join(dir, 'pipe.log')
-    const reader = spawn('sh', ['-c', `sleep 0.4; cat > '${out}'`], { stdio: ['pipe', 'ignore', 'inherit'] })
-    const fd = (reader.stdin as unknown as { _handle: { fd: number } })._handle.fd
-    const w = new LogWriter(fd)
+    const pipe = pipeTo('pipe.log', 0.4)
+    const w = new LogWriter(pipe.fd)
     const expected: string[] = []
     // 3 MB: far more than a pipe holds (64 KiB), written while nobody reads
     for (let i = 0; i < 3000; i++) {
@@ -148,10 +150,8 @@ describe('LogWriter (the log destination)', () => {
       w.write(line(i, 1000))
     }
     await flushed(w)
-    const exited = new Promise((resolve) => reader.on('exit', resolve))
-    reader.stdin?.end()
-    await exited
-    const got = readFileSync(out, 'utf8')
+    await pipe.end()
+    const got = readFileSync(pipe.path, 'utf8')
     expect(got.length).toBe(expected.join('').length)
     expect(got).toBe(expected.join(''))
   })
