@@ -14,9 +14,10 @@ export type RefundDeps = TransitionDeps & Pick<AppDeps, 'providers' | 'secrets' 
 /**
  * Records an acquirer's word on a refund (its answer, a notification, reconciliation): docs/refunds.md#statuses.
  * A pending refund moves to `succeeded` or `failed`, and a succeeded one to `failed` when the acquirer fails it
- * afterwards, each with its event (`refund.succeeded` / `refund.failed`) in the same transaction: the outbox. The invoice's row is locked (PostgreSQL) and its updatedAt moved past its
- * last change, so the event keeps the invoice's order (docs/webhooks.md#ordering). A stale or repeated word changes
- * nothing. Resolves to the refund as it stands after it.
+ * afterwards, each with its event (`refund.succeeded` / `refund.failed`) in the same transaction: the outbox. The
+ * invoice's row is locked (PostgreSQL) and its updatedAt moved past its last change, so the event keeps the
+ * invoice's order (docs/webhooks.md#ordering). A stale or repeated word changes nothing. Resolves to the refund as
+ * it stands after it.
  */
 export async function applyRefundUpdate(
   deps: TransitionDeps,

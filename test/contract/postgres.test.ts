@@ -541,7 +541,6 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('creating an invoice over Postg
   })
 })
 
-/** How many times `part` occurs in `text`. */
 /** The plan PostgreSQL makes for `text` with `params` where sequential scans cost more than any index read. */
 async function explainWithoutSeqScans(url: string, text: string, params: unknown[]): Promise<string> {
   const client = new pg.Client({ connectionString: url })
@@ -557,6 +556,7 @@ async function explainWithoutSeqScans(url: string, text: string, params: unknown
   }
 }
 
+/** How many times `part` occurs in `text`. */
 function count(text: string, part: string): number {
   return text.split(part).length - 1
 }
